@@ -1,0 +1,82 @@
+import Joi from 'joi';
+
+/** The validated runtime configuration. Every key is documented in the README. */
+export interface Config {
+  server: { host: string; port: number; shutdownTimeoutMs: number };
+  http: { maxPayloadBytes: number; validateResponses: boolean };
+  database: { url: string };
+  redis: { url: string | null };
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
+  auth: {
+    bootstrapAdminToken: string | null;
+    loginTokenTtlSeconds: number;
+    scrypt: { N: number; r: number; p: number };
+  };
+  events: { pollIntervalMs: number; gapGraceMs: number; consumerLeaseMs: number };
+  plugins: {
+    builtin: 'all' | string[];
+    external: ExternalPluginConfig[];
+    baseDir: string;
+  };
+}
+
+/** An admin-enabled third-party plugin: what to load and which capabilities it is granted. */
+export interface ExternalPluginConfig {
+  module: string;
+  capabilities: string[];
+  options: Record<string, unknown>;
+}
+
+const powerOfTwo = (value: number, helpers: Joi.CustomHelpers) =>
+  Number.isInteger(Math.log2(value)) ? value : helpers.error('any.invalid');
+
+export const configSchema = Joi.object<Config>({
+  server: Joi.object({
+    host: Joi.string().hostname().required(),
+    port: Joi.number().integer().min(0).max(65535).required(),
+    shutdownTimeoutMs: Joi.number().integer().min(0).max(600000).required(),
+  }).required(),
+  http: Joi.object({
+    maxPayloadBytes: Joi.number().integer().min(1024).max(1024 * 1024 * 1024).required(),
+    validateResponses: Joi.boolean().required(),
+  }).required(),
+  database: Joi.object({
+    url: Joi.string()
+      .pattern(/^(sqlite:.+|mysql:\/\/.+|mariadb:\/\/.+)$/)
+      .required()
+      .messages({ 'string.pattern.base': '{#label} must be sqlite:<path> or mysql://user:pass@host:port/db' }),
+  }).required(),
+  redis: Joi.object({
+    url: Joi.string().uri({ scheme: ['redis', 'rediss'] }).allow(null).required(),
+  }).required(),
+  log: Joi.object({
+    level: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').required(),
+  }).required(),
+  auth: Joi.object({
+    bootstrapAdminToken: Joi.string().min(24).max(256).pattern(/^[\x21-\x7e]+$/).allow(null).required(),
+    loginTokenTtlSeconds: Joi.number().integer().min(60).max(7 * 24 * 3600).required(),
+    scrypt: Joi.object({
+      N: Joi.number().integer().min(1024).max(2 ** 20).custom(powerOfTwo, 'power of two').required(),
+      r: Joi.number().integer().min(1).max(32).required(),
+      p: Joi.number().integer().min(1).max(16).required(),
+    }).required(),
+  }).required(),
+  events: Joi.object({
+    pollIntervalMs: Joi.number().integer().min(10).max(60000).required(),
+    gapGraceMs: Joi.number().integer().min(0).max(60000).required(),
+    consumerLeaseMs: Joi.number().integer().min(1000).max(600000).required(),
+  }).required(),
+  plugins: Joi.object({
+    builtin: Joi.alternatives(Joi.string().valid('all'), Joi.array().items(Joi.string())).required(),
+    external: Joi.array()
+      .items(
+        Joi.object({
+          module: Joi.string().min(1).required(),
+          capabilities: Joi.array().items(Joi.string()).default([]),
+          options: Joi.object().unknown(true).default({}),
+        }),
+      )
+      .required(),
+    baseDir: Joi.string().required(),
+  }).required(),
+}).required();

@@ -1,0 +1,70 @@
+import type { Server } from '@hapi/hapi';
+import type { Config } from '../config/load-config.ts';
+import type { AppContext } from './app-context.ts';
+import { createDb } from './db/create-db.ts';
+import { migrateLatest } from './db/migrate.ts';
+import { EventBus } from './events/event-bus.ts';
+import { Outbox } from './events/outbox.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { loadPlugins } from './plugins/load-plugins.ts';
+import { AdminService } from './services/admin-service.ts';
+import { AuthService } from './services/auth-service.ts';
+import { bootstrap } from './services/bootstrap.ts';
+import { createServer } from './server.ts';
+import { VERSION } from './version.ts';
+
+export interface App {
+  ctx: AppContext;
+  server: Server;
+  /** Starts listening. */
+  start(): Promise<void>;
+  /** Stops accepting requests, lets in-flight ones finish (bounded), closes the database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Wires one Rampart process: database (migrated), plugins, services, first-start
+ * bootstrap and the HTTP server. Nothing listens until `start()`.
+ */
+export async function createApp(config: Config, options: { logger?: Logger } = {}): Promise<App> {
+  const logger = options.logger ?? createLogger(config.log.level);
+  const db = createDb(config.database.url);
+  try {
+    const applied = await migrateLatest(db);
+    if (applied.length) logger.info({ migrations: applied }, 'database migrated');
+    const plugins = await loadPlugins(config.plugins);
+    const bus = new EventBus();
+    const admin = new AdminService(db, config.auth.scrypt);
+    const ctx: AppContext = {
+      config,
+      db,
+      logger,
+      bus,
+      outbox: new Outbox(db, bus),
+      plugins,
+      services: { admin, auth: new AuthService(db, admin, config.auth.scrypt, config.auth.loginTokenTtlSeconds) },
+      version: VERSION,
+      startedAt: Date.now(),
+    };
+    await bootstrap(db, admin, config.auth.bootstrapAdminToken, logger);
+    const server = await createServer(ctx);
+    let stopped = false;
+    return {
+      ctx,
+      server,
+      async start() {
+        await server.start();
+        logger.info({ url: server.info.uri, version: VERSION, plugins: plugins.list().map((p) => p.plugin.name) }, 'Rampart listening');
+      },
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        await server.stop({ timeout: config.server.shutdownTimeoutMs });
+        await db.destroy();
+      },
+    };
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+}

@@ -1,0 +1,11 @@
+import type { Knex } from 'knex';
+import * as m001 from './001-core.ts';
+
+export interface Migration {
+  name: string;
+  up(db: Knex): Promise<void>;
+  down(db: Knex): Promise<void>;
+}
+
+/** Every migration, in order. Append only: never edit one that has shipped. */
+export const migrations: Migration[] = [m001];

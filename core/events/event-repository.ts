@@ -1,0 +1,96 @@
+import type { Executor } from '../db/create-db.ts';
+import { fromJson, toJson } from '../db/json.ts';
+import { toIsoRequired } from '../time.ts';
+import type { PlatformEvent } from '../plugin-api.ts';
+import type { StoredEventKind } from './event-kinds.ts';
+
+export interface NewEvent {
+  tenantId: string | null;
+  kind: StoredEventKind;
+  assetId?: string | null;
+  data: Record<string, unknown>;
+}
+
+interface EventRow {
+  id: number | string;
+  tenant_id: string | null;
+  kind: string;
+  asset_id: string | null;
+  data: string;
+  created_at: number;
+}
+
+function toEvent(row: EventRow): PlatformEvent {
+  return {
+    id: String(row.id),
+    kind: row.kind,
+    tenantId: row.tenant_id,
+    assetId: row.asset_id,
+    timestamp: toIsoRequired(row.created_at),
+    data: fromJson<Record<string, unknown>>(row.data, {}),
+  };
+}
+
+export interface ReadFilter {
+  tenantId?: string;
+  kinds?: readonly string[];
+  assetId?: string;
+  /** Only events created at or after this epoch-ms time. */
+  since?: number;
+}
+
+export const eventRepository = {
+  async append(db: Executor, event: NewEvent, now: number): Promise<number> {
+    const [id] = await db('events').insert({
+      tenant_id: event.tenantId,
+      kind: event.kind,
+      asset_id: event.assetId ?? null,
+      data: toJson(event.data),
+      created_at: now,
+    });
+    return Number(id);
+  },
+
+  /**
+   * Events with id > afterId in id order. Ids come from AUTO_INCREMENT, and on
+   * MariaDB a transaction holding a lower id may commit after one holding a higher
+   * id; a reader that moved its cursor past the gap would lose that event. So when
+   * a gap appears and the event after it is younger than `gapGraceMs`, the batch
+   * stops before the gap and the reader comes back later; an older gap is taken to
+   * be a rolled-back insert.
+   */
+  async readAfter(db: Executor, afterId: number, limit: number, gapGraceMs: number, filter: ReadFilter = {}, now = Date.now()): Promise<{ events: PlatformEvent[]; lastSeenId: number }> {
+    const rows = (await db('events').where('id', '>', afterId).orderBy('id', 'asc').limit(limit)) as EventRow[];
+    const accepted: EventRow[] = [];
+    let expected = afterId + 1;
+    for (const row of rows) {
+      const id = Number(row.id);
+      if (id !== expected && now - Number(row.created_at) < gapGraceMs) break;
+      accepted.push(row);
+      expected = id + 1;
+    }
+    const lastSeenId = accepted.length ? Number(accepted[accepted.length - 1]!.id) : afterId;
+    const events = accepted
+      .filter((r) => filter.tenantId === undefined || r.tenant_id === filter.tenantId)
+      .filter((r) => !filter.kinds || filter.kinds.includes(r.kind))
+      .filter((r) => filter.assetId === undefined || r.asset_id === filter.assetId)
+      .filter((r) => filter.since === undefined || Number(r.created_at) >= filter.since)
+      .map(toEvent);
+    return { events, lastSeenId };
+  },
+
+  async latestId(db: Executor): Promise<number> {
+    const row = (await db('events').max({ id: 'id' }).first()) as { id: number | string | null } | undefined;
+    return Number(row?.id ?? 0);
+  },
+
+  async findById(db: Executor, id: number): Promise<PlatformEvent | null> {
+    const row = (await db('events').where({ id }).first()) as EventRow | undefined;
+    return row ? toEvent(row) : null;
+  },
+
+  /** Removes events older than `before` (epoch ms); consumers' cursors are unaffected. */
+  async prune(db: Executor, before: number): Promise<number> {
+    return db('events').where('created_at', '<', before).delete();
+  },
+};

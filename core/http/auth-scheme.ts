@@ -1,0 +1,82 @@
+import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
+import Boom from '@hapi/boom';
+import type { Db } from '../db/create-db.ts';
+import type { Logger } from '../logger.ts';
+import { tokenRepository } from '../repositories/token-repository.ts';
+import type { Scope, Tier } from '../services/scopes.ts';
+import { hashToken } from '../services/token-codec.ts';
+
+/** What a route handler knows about its caller: `request.auth.credentials`. */
+export interface Caller {
+  tenantId: string;
+  tier: Tier;
+  tokenId: string;
+  userId: string | null;
+  /** hapi reads `scope` for route `auth.access.scope` checks. */
+  scope: Scope[];
+}
+
+export function callerOf(request: Request): Caller {
+  return request.auth.credentials as unknown as Caller;
+}
+
+/** Routes that accept `?token=` besides the header (the event stream) set this in `plugins.rampart`. */
+export interface RampartRouteSettings {
+  queryToken?: boolean;
+}
+
+// last_used_at is bookkeeping; writing it at most once a minute per token keeps reads cheap.
+const TOUCH_INTERVAL_MS = 60_000;
+
+function unauthorized(message: string): Boom.Boom {
+  return Boom.unauthorized(message, 'Bearer');
+}
+
+function presentedToken(request: Request): string | null {
+  const header = request.headers.authorization as string | undefined;
+  if (header) {
+    const match = /^Bearer[ ]+([\x21-\x7e]+)\s*$/i.exec(header);
+    return match ? match[1]! : null;
+  }
+  const settings = request.route.settings.plugins as { rampart?: RampartRouteSettings };
+  if (settings.rampart?.queryToken && typeof request.query.token === 'string') return request.query.token;
+  return null;
+}
+
+/**
+ * `Authorization: Bearer <token>`: opaque tokens, looked up by SHA-256. 401 for a
+ * missing, malformed, unknown, revoked or expired token, or a disabled user.
+ */
+export function bearerAuthPlugin(db: Db, logger: Logger): Plugin<void> {
+  return {
+    name: 'rampart-bearer-auth',
+    register(server) {
+      server.auth.scheme('rampart-bearer', () => ({
+        async authenticate(request: Request, h: ResponseToolkit) {
+          if (request.headers.authorization && !/^Bearer /i.test(String(request.headers.authorization))) {
+            throw unauthorized('The Authorization header must use the Bearer scheme.');
+          }
+          const token = presentedToken(request);
+          if (!token) throw unauthorized('Missing bearer token.');
+          const grant = await tokenRepository.findGrantByHash(db, hashToken(token));
+          const now = Date.now();
+          if (!grant || grant.revokedAt !== null || grant.userDisabled) throw unauthorized('Unknown or revoked token.');
+          if (grant.expiresAt !== null && grant.expiresAt <= now) throw unauthorized('The token has expired.');
+          if (grant.lastUsedAt === null || now - grant.lastUsedAt > TOUCH_INTERVAL_MS) {
+            tokenRepository.touch(db, grant.tokenId, now).catch((err: Error) => logger.warn({ err: err.message }, 'could not record token use'));
+          }
+          const credentials: Caller = {
+            tenantId: grant.tenantId,
+            tier: grant.tenantTier,
+            tokenId: grant.tokenId,
+            userId: grant.userId,
+            scope: grant.scopes,
+          };
+          return h.authenticated({ credentials: credentials as unknown as Record<string, unknown> });
+        },
+      }));
+      server.auth.strategy('bearer', 'rampart-bearer');
+      server.auth.default('bearer');
+    },
+  };
+}

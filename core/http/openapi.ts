@@ -1,0 +1,128 @@
+import type { Server, RequestRoute } from '@hapi/hapi';
+import type Joi from 'joi';
+import joiToJson from 'joi-to-json';
+import { errorSchema } from './error-schema.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+// joi-to-json is CommonJS (`module.exports = parse`) while its typings declare a default export.
+const parse = joiToJson as unknown as typeof joiToJson.parse;
+type Operation = Record<string, unknown>;
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Invalid input (validation_failed, invalid_json, …)',
+  401: 'Missing, unknown or expired token',
+  403: 'The token lacks a required scope',
+  404: 'Not found (also for other tenants\' records)',
+  409: 'Conflict with the current state',
+  413: 'Request body too large',
+  429: 'Rate limited (see Retry-After)',
+  500: 'Unexpected error (no internals disclosed)',
+};
+
+function isJoi(value: unknown): value is Joi.Schema {
+  return typeof value === 'object' && value !== null && 'describe' in value && '$_root' in value;
+}
+
+function labelOf(schema: Joi.Schema): string | undefined {
+  const label = (schema.describe() as { flags?: { label?: string } }).flags?.label;
+  return label ? label.replace(/[^A-Za-z0-9_.-]/g, '_') : undefined;
+}
+
+/** Converts a joi schema; labelled ones become named components referenced by $ref. */
+function schemaRef(schema: Joi.Schema, components: Record<string, JsonSchema>): JsonSchema {
+  const json = parse(schema, 'open-api-3.1') as JsonSchema;
+  const label = labelOf(schema);
+  if (!label) return json;
+  components[label] = json;
+  return { $ref: `#/components/schemas/${label}` };
+}
+
+function parameters(schema: unknown, where: 'path' | 'query'): JsonSchema[] {
+  if (!isJoi(schema)) return [];
+  const json = parse(schema, 'open-api-3.1') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, s]) => {
+    const { description, ...rest } = s as { description?: string };
+    return { name, in: where, required: where === 'path' || (json.required ?? []).includes(name), schema: rest, ...(description ? { description } : {}) };
+  });
+}
+
+function operationId(method: string, path: string): string {
+  const words = path.replace(/^\/api\//, '').split(/[/_.{}-]+/).filter(Boolean);
+  return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
+function operation(route: RequestRoute, components: Record<string, JsonSchema>): Operation {
+  const s = route.settings;
+  const validate = s.validate as { params?: unknown; query?: unknown; payload?: unknown };
+  const auth = s.auth as false | { access?: Array<{ scope?: { selection?: string[] } }> } | undefined;
+  const scopes = auth ? (auth.access ?? []).flatMap((a) => a.scope?.selection ?? []) : [];
+  const op: Operation = {
+    operationId: operationId(route.method, route.path),
+    summary: s.description,
+    tags: (s.tags ?? []).filter((t) => t !== 'api'),
+    parameters: [...parameters(validate.params, 'path'), ...parameters(validate.query, 'query')],
+    responses: {} as Record<string, unknown>,
+  };
+  if (s.notes) op.description = Array.isArray(s.notes) ? s.notes.join('\n') : s.notes;
+  if (auth === false) op.security = [];
+  else if (scopes.length) op['x-required-scopes'] = scopes;
+  if (isJoi(validate.payload)) {
+    op.requestBody = { required: true, content: { 'application/json': { schema: schemaRef(validate.payload, components) } } };
+  }
+  const responses = op.responses as Record<string, unknown>;
+  const status = (s.response as { status?: Record<string, unknown> } | undefined)?.status ?? {};
+  for (const [code, schema] of Object.entries(status)) {
+    responses[code] = Number(code) === 204 || !isJoi(schema)
+      ? { description: 'No content' }
+      : { description: 'Success', content: { 'application/json': { schema: schemaRef(schema, components) } } };
+  }
+  if (!Object.keys(status).length) responses['200'] = { description: 'Success' };
+  const errors = [400, 429, 500];
+  if (auth !== false) errors.push(401);
+  if (scopes.length) errors.push(403);
+  if (route.path.includes('{')) errors.push(404);
+  if (isJoi(validate.payload)) errors.push(413);
+  const extra = (s.plugins as { rampart?: { errors?: number[] } }).rampart?.errors ?? [];
+  for (const code of [...new Set([...errors, ...extra])].sort()) {
+    responses[String(code)] = { $ref: `#/components/responses/E${code}` };
+  }
+  return op;
+}
+
+/**
+ * Builds the OpenAPI 3.1 document from the routes themselves (their joi schemas,
+ * auth scopes, descriptions and notes), so it cannot drift from what is served.
+ * Routes tagged `api` are documented.
+ */
+export function buildOpenApi(server: Server, version: string): Record<string, unknown> {
+  const components: Record<string, JsonSchema> = {};
+  const paths: Record<string, Record<string, Operation>> = {};
+  const routes = server.table().filter((r) => (r.settings.tags ?? []).includes('api'));
+  routes.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+  for (const route of routes) {
+    paths[route.path] ??= {};
+    paths[route.path]![route.method] = operation(route, components);
+  }
+  const errorRef = schemaRef(errorSchema, components);
+  const responses: Record<string, unknown> = {};
+  for (const [code, text] of Object.entries(ERROR_TEXT)) {
+    responses[`E${code}`] = { description: text, content: { 'application/json': { schema: errorRef } } };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Rampart API',
+      version,
+      description: 'Security scanning and response platform. Every error uses one body: {status: "error", error: {code, message, ...}}.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      schemas: components,
+      responses,
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An opaque Rampart API token (rmp_…).' } },
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import Hapi from '@hapi/hapi';
+import Inert from '@hapi/inert';
+import type { AppContext } from './app-context.ts';
+import { bearerAuthPlugin } from './http/auth-scheme.ts';
+import { errorResponsePlugin } from './http/error-response.ts';
+import { requestLoggerPlugin } from './http/request-logger.ts';
+import { validationFailAction } from './http/validation.ts';
+import { routePlugins } from '../plugins/index.ts';
+
+/**
+ * Builds the hapi server: edge plugins first (request ids and logging, the error
+ * body, bearer auth), then one plugin per API area. Not started: callers use
+ * `server.inject` (tests) or `server.start()` (core/app.ts).
+ */
+export async function createServer(ctx: AppContext): Promise<Hapi.Server> {
+  const { config } = ctx;
+  const server = Hapi.server({
+    host: config.server.host,
+    port: config.server.port,
+    debug: false,
+    router: { stripTrailingSlash: false },
+    routes: {
+      validate: {
+        failAction: validationFailAction,
+        options: { abortEarly: false },
+      },
+      payload: { maxBytes: config.http.maxPayloadBytes },
+      // Response schemas document every route; tests validate every response against them.
+      response: { sample: config.http.validateResponses ? 100 : 0, failAction: 'error' },
+    },
+  });
+  await server.register([
+    { plugin: requestLoggerPlugin(ctx.logger) },
+    { plugin: errorResponsePlugin(ctx.logger) },
+    { plugin: bearerAuthPlugin(ctx.db, ctx.logger) },
+    { plugin: Inert },
+  ]);
+  for (const plugin of routePlugins) await server.register({ plugin, options: ctx });
+  return server;
+}

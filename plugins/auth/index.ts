@@ -1,0 +1,101 @@
+import type { Plugin } from '@hapi/hapi';
+import Joi from 'joi';
+import type { AppContext } from '../../core/app-context.ts';
+import { callerOf } from '../../core/http/auth-scheme.ts';
+import { dataOf } from '../../core/http/pagination.ts';
+import { tenantRepository } from '../../core/repositories/tenant-repository.ts';
+import { tokenRepository } from '../../core/repositories/token-repository.ts';
+
+const tags = ['api', 'auth'];
+const iso = Joi.string().isoDate();
+
+const loginPayload = Joi.object({
+  email: Joi.string().email({ tlds: false }).max(254).required(),
+  password: Joi.string().min(1).max(1024).required(),
+}).label('Login');
+
+const loginSchema = Joi.object({
+  token: Joi.string().required(),
+  token_type: Joi.string().valid('Bearer').required(),
+  token_id: Joi.string().required(),
+  expires_at: iso.required(),
+  scopes: Joi.array().items(Joi.string()).required(),
+  tenant_id: Joi.string().required(),
+  user_id: Joi.string().required(),
+}).label('LoginResult');
+
+const meSchema = Joi.object({
+  tenant: Joi.object({ id: Joi.string().required(), name: Joi.string().required(), tier: Joi.string().required() }).required(),
+  token: Joi.object({
+    id: Joi.string().required(),
+    name: Joi.string().required(),
+    kind: Joi.string().required(),
+    scopes: Joi.array().items(Joi.string()).required(),
+    expires_at: iso.allow(null).required(),
+  }).required(),
+  user_id: Joi.string().allow(null).required(),
+}).label('WhoAmI');
+
+/** Login (email + password to a short-lived token), who-am-I, and logout. */
+export const authPlugin: Plugin<AppContext> = {
+  name: 'rampart-auth',
+  register(server, ctx) {
+    server.route([
+      {
+        method: 'POST',
+        path: '/api/user/auth/login',
+        options: {
+          auth: false,
+          tags,
+          description: 'Log in with email and password',
+          notes: `Returns a bearer token carrying the user's scopes, valid for ${ctx.config.auth.loginTokenTtlSeconds} seconds. Wrong email and wrong password give the same 401 invalid_credentials.`,
+          plugins: { rampart: { rateLimit: { perMinute: 10, key: 'login' } } },
+          validate: { payload: loginPayload, query: Joi.object({}) },
+          response: { status: { 200: dataOf(loginSchema, 'LoginResponse') } },
+        },
+        handler: async (request) => {
+          const { email, password } = request.payload as { email: string; password: string };
+          return { data: await ctx.services.auth.login(email, password) };
+        },
+      },
+      {
+        method: 'GET',
+        path: '/api/user/me',
+        options: {
+          tags,
+          description: 'Who am I: the tenant, token and scopes behind this request',
+          validate: { query: Joi.object({}) },
+          response: { status: { 200: dataOf(meSchema, 'WhoAmIResponse') } },
+        },
+        handler: async (request) => {
+          const caller = callerOf(request);
+          const [tenant, token] = await Promise.all([
+            tenantRepository.findById(ctx.db, caller.tenantId),
+            tokenRepository.findById(ctx.db, caller.tokenId),
+          ]);
+          return {
+            data: {
+              tenant: { id: tenant!.id, name: tenant!.name, tier: tenant!.tier },
+              token: { id: token!.id, name: token!.name, kind: token!.kind, scopes: token!.scopes, expires_at: token!.expires_at },
+              user_id: caller.userId,
+            },
+          };
+        },
+      },
+      {
+        method: 'POST',
+        path: '/api/user/auth/logout',
+        options: {
+          tags,
+          description: 'Revoke the token used for this request',
+          validate: { query: Joi.object({}), payload: Joi.object({}).allow(null) },
+          response: { status: { 204: Joi.any().empty() } },
+        },
+        handler: async (request, h) => {
+          await tokenRepository.revoke(ctx.db, callerOf(request).tokenId, Date.now());
+          return h.response().code(204);
+        },
+      },
+    ]);
+  },
+};
