@@ -39,7 +39,9 @@ function fromBoom(request: Request, err: Boom): ErrorBody {
   if (status === 413) message = 'The request body is larger than this endpoint accepts.';
   if (status === 415) message = 'Unsupported Content-Type for this endpoint.';
   if (status === 403 && err.message === 'Insufficient scope') {
-    const need = ((err.data as { need?: string[] } | null)?.need ?? []).map(String);
+    type ScopeNeed = { required?: string[]; selection?: string[] };
+    const needs = (err.data as { need?: ScopeNeed[] } | null)?.need ?? [];
+    const need = [...new Set(needs.flatMap((n) => [...(n.required ?? []), ...(n.selection ?? [])]))];
     code = 'insufficient_scope';
     message = `This token lacks the required scope${need.length > 1 ? 's' : ''}: ${need.join(', ')}.`;
     extra.required_scopes = need;
