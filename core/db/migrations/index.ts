@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as m001 from './001-core.ts';
+import * as m002 from './002-change-clock.ts';
 
 export interface Migration {
   name: string;
@@ -8,4 +9,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const migrations: Migration[] = [m001];
+export const migrations: Migration[] = [m001, m002];
