@@ -2,6 +2,7 @@ import type { Server } from '@hapi/hapi';
 import { loadConfig, type Config } from '../../config/load-config.ts';
 import { createApp, type App } from '../../core/app.ts';
 import type { AppContext } from '../../core/app-context.ts';
+import type { Logger } from '../../core/logger.ts';
 import { TENANT_SCOPES, type Scope, type Tier } from '../../core/services/scopes.ts';
 import { generateToken } from '../../core/services/token-codec.ts';
 import { createTestDatabase, type TestDatabase } from './test-db.ts';
@@ -41,14 +42,14 @@ let counter = 0;
  * so), not listening: requests go through `server.inject`. Pass config overrides as
  * the second level of config/default.json.
  */
-export async function createTestApp(overrides: Record<string, unknown> = {}): Promise<TestApp> {
+export async function createTestApp(overrides: Record<string, unknown> = {}, options: { logger?: Logger } = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const adminToken = generateToken();
   const config = loadConfig({
     env: { NODE_ENV: 'test' },
     overrides: { database: { url: database.url }, auth: { bootstrapAdminToken: adminToken }, ...overrides },
   });
-  const app = await createApp(config);
+  const app = await createApp(config, { logger: options.logger });
   const request = async (method: string, url: string, options: InjectOptions = {}): Promise<InjectResult> => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     const token = options.token === undefined ? adminToken : options.token;
