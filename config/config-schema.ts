@@ -13,6 +13,18 @@ export interface Config {
     scrypt: { N: number; r: number; p: number };
   };
   events: { pollIntervalMs: number; gapGraceMs: number; consumerLeaseMs: number };
+  assets: {
+    network: { minPrefixV4: number; minPrefixV6: number };
+    bulk: { maxRows: number; maxBytes: number; batchSize: number };
+  };
+  verification: {
+    resolvers: string[];
+    timeoutMs: number;
+    maxBodyBytes: number;
+    maxRedirects: number;
+    denyNetworks: string[];
+  };
+  findings: { bulk: { maxItems: number } };
   plugins: {
     builtin: 'all' | string[];
     external: ExternalPluginConfig[];
@@ -65,6 +77,27 @@ export const configSchema = Joi.object<Config>({
     pollIntervalMs: Joi.number().integer().min(10).max(60000).required(),
     gapGraceMs: Joi.number().integer().min(0).max(60000).required(),
     consumerLeaseMs: Joi.number().integer().min(1000).max(600000).required(),
+  }).required(),
+  assets: Joi.object({
+    network: Joi.object({
+      minPrefixV4: Joi.number().integer().min(0).max(32).required(),
+      minPrefixV6: Joi.number().integer().min(0).max(128).required(),
+    }).required(),
+    bulk: Joi.object({
+      maxRows: Joi.number().integer().min(1).max(10_000_000).required(),
+      maxBytes: Joi.number().integer().min(1024).max(10 * 1024 * 1024 * 1024).required(),
+      batchSize: Joi.number().integer().min(1).max(5000).required(),
+    }).required(),
+  }).required(),
+  verification: Joi.object({
+    resolvers: Joi.array().items(Joi.string().pattern(/^(\[[0-9a-fA-F:.]+\](:\d{1,5})?|[0-9.]+(:\d{1,5})?|[0-9a-fA-F:]+)$/)).required(),
+    timeoutMs: Joi.number().integer().min(100).max(60000).required(),
+    maxBodyBytes: Joi.number().integer().min(1024).max(16 * 1024 * 1024).required(),
+    maxRedirects: Joi.number().integer().min(0).max(10).required(),
+    denyNetworks: Joi.array().items(Joi.string()).required(),
+  }).required(),
+  findings: Joi.object({
+    bulk: Joi.object({ maxItems: Joi.number().integer().min(1).max(100_000).required() }).required(),
   }).required(),
   plugins: Joi.object({
     builtin: Joi.alternatives(Joi.string().valid('all'), Joi.array().items(Joi.string())).required(),
