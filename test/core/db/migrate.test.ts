@@ -1,0 +1,59 @@
+import test from 'ava';
+import { spawnSync } from 'node:child_process';
+import { createDb, dialectOf } from '../../../core/db/create-db.ts';
+import { migrations } from '../../../core/db/migrations/index.ts';
+import { ROOT } from '../../_helpers/spawn-service.ts';
+import { createTestDatabase } from '../../_helpers/test-db.ts';
+
+function migrateCli(url: string): { code: number | null; out: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'core/db/migrate-cli.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: url },
+    encoding: 'utf8',
+  });
+  return { code: r.status, out: r.stdout + r.stderr };
+}
+
+test('npm run migrate applies every migration once, then reports up to date', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  const first = migrateCli(db.url);
+  t.is(first.code, 0, first.out);
+  t.regex(first.out, new RegExp(`Applied: ${migrations.map((m) => m.name).join(', ')}`));
+  const second = migrateCli(db.url);
+  t.is(second.code, 0, second.out);
+  t.regex(second.out, /Database is up to date/);
+});
+
+test('migrations roll back cleanly and apply again', async (t) => {
+  const database = await createTestDatabase();
+  const db = createDb(database.url);
+  t.teardown(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+  const source = { getMigrations: async () => migrations, getMigrationName: (m: { name: string }) => m.name, getMigration: async (m: unknown) => m };
+  await db.migrate.latest({ migrationSource: source });
+  await db.migrate.rollback({ migrationSource: source }, true);
+  t.false(await db.schema.hasTable('tenants'));
+  await db.migrate.latest({ migrationSource: source });
+  t.true(await db.schema.hasTable('tenants'));
+});
+
+test('SQLite runs in WAL mode with foreign keys on', async (t) => {
+  const database = await createTestDatabase();
+  const db = createDb(database.url);
+  t.teardown(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+  if (dialectOf(db) !== 'sqlite') {
+    const [rows] = (await db.raw('select @@character_set_database as cs, @@collation_database as co')) as [Array<{ cs: string; co: string }>];
+    t.is(rows[0]!.cs, 'utf8mb4');
+    return;
+  }
+  const mode = (await db.raw('PRAGMA journal_mode')) as Array<{ journal_mode: string }>;
+  t.is(mode[0]!.journal_mode, 'wal');
+  const fk = (await db.raw('PRAGMA foreign_keys')) as Array<{ foreign_keys: number }>;
+  t.is(fk[0]!.foreign_keys, 1);
+});
