@@ -1,6 +1,7 @@
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { createDb, dialectOf } from '../../../core/db/create-db.ts';
+import { migrationSource } from '../../../core/db/migrate.ts';
 import { migrations } from '../../../core/db/migrations/index.ts';
 import { ROOT } from '../../_helpers/spawn-service.ts';
 import { createTestDatabase } from '../../_helpers/test-db.ts';
@@ -32,11 +33,10 @@ test('migrations roll back cleanly and apply again', async (t) => {
     await db.destroy();
     await database.drop();
   });
-  const source = { getMigrations: async () => migrations, getMigrationName: (m: { name: string }) => m.name, getMigration: async (m: unknown) => m };
-  await db.migrate.latest({ migrationSource: source });
-  await db.migrate.rollback({ migrationSource: source }, true);
+  await db.migrate.latest({ migrationSource });
+  await db.migrate.rollback({ migrationSource }, true);
   t.false(await db.schema.hasTable('tenants'));
-  await db.migrate.latest({ migrationSource: source });
+  await db.migrate.latest({ migrationSource });
   t.true(await db.schema.hasTable('tenants'));
 });
 
