@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { AddressPolicy } from '../core/outbound/address-policy.ts';
 
 /** The validated runtime configuration. Every key is documented in the README. */
 export interface Config {
@@ -25,11 +26,39 @@ export interface Config {
     denyNetworks: string[];
   };
   findings: { bulk: { maxItems: number } };
+  outbound: OutboundConfig;
+  secrets: { key: string | null; previousKeys: string[]; keyFile: string };
+  webhooks: WebhooksConfig;
   plugins: {
     builtin: 'all' | string[];
     external: ExternalPluginConfig[];
     baseDir: string;
   };
+}
+
+/** The one outbound HTTP client (core/outbound): SSRF guard, TLS trust, pool and limits. */
+export interface OutboundConfig {
+  requireHttps: boolean;
+  allowPrivateCidrs: string[];
+  caCerts: string[];
+  connectTimeoutMs: number;
+  defaultTimeoutMs: number;
+  maxConnectionsPerOrigin: number;
+  maxResponseBytes: number;
+}
+
+/** Webhook delivery: retry schedule, timeouts, workers, auto-disable. */
+export interface WebhooksConfig {
+  retryScheduleSeconds: number[];
+  requestTimeoutMs: number;
+  autoDisableAfterSeconds: number;
+  workerPollIntervalMs: number;
+  leaseMs: number;
+  concurrency: number;
+  batchSize: number;
+  responseBodyMaxBytes: number;
+  signatureHeader: string;
+  maxPerTenant: number;
 }
 
 /** An admin-enabled third-party plugin: what to load and which capabilities it is granted. */
@@ -41,6 +70,9 @@ export interface ExternalPluginConfig {
 
 const powerOfTwo = (value: number, helpers: Joi.CustomHelpers) =>
   Number.isInteger(Math.log2(value)) ? value : helpers.error('any.invalid');
+
+const cidr = (value: string, helpers: Joi.CustomHelpers) =>
+  AddressPolicy.invalidCidr([value]) === null ? value : helpers.error('any.invalid');
 
 export const configSchema = Joi.object<Config>({
   server: Joi.object({
@@ -98,6 +130,32 @@ export const configSchema = Joi.object<Config>({
   }).required(),
   findings: Joi.object({
     bulk: Joi.object({ maxItems: Joi.number().integer().min(1).max(100_000).required() }).required(),
+  }).required(),
+  outbound: Joi.object({
+    requireHttps: Joi.boolean().required(),
+    allowPrivateCidrs: Joi.array().items(Joi.string().custom(cidr, 'CIDR')).required(),
+    caCerts: Joi.array().items(Joi.string().pattern(/-----BEGIN CERTIFICATE-----/)).required(),
+    connectTimeoutMs: Joi.number().integer().min(100).max(120000).required(),
+    defaultTimeoutMs: Joi.number().integer().min(100).max(600000).required(),
+    maxConnectionsPerOrigin: Joi.number().integer().min(1).max(1024).required(),
+    maxResponseBytes: Joi.number().integer().min(0).max(16 * 1024 * 1024).required(),
+  }).required(),
+  secrets: Joi.object({
+    key: Joi.string().base64().allow(null).required(),
+    previousKeys: Joi.array().items(Joi.string().base64()).required(),
+    keyFile: Joi.string().required(),
+  }).required(),
+  webhooks: Joi.object({
+    retryScheduleSeconds: Joi.array().items(Joi.number().min(0).max(7 * 24 * 3600)).max(20).required(),
+    requestTimeoutMs: Joi.number().integer().min(100).max(120000).required(),
+    autoDisableAfterSeconds: Joi.number().integer().min(0).required(),
+    workerPollIntervalMs: Joi.number().integer().min(10).max(60000).required(),
+    leaseMs: Joi.number().integer().min(1000).max(3600000).greater(Joi.ref('requestTimeoutMs')).required(),
+    concurrency: Joi.number().integer().min(1).max(256).required(),
+    batchSize: Joi.number().integer().min(1).max(1000).required(),
+    responseBodyMaxBytes: Joi.number().integer().min(0).max(65536).required(),
+    signatureHeader: Joi.string().pattern(/^[A-Za-z0-9-]+$/).required(),
+    maxPerTenant: Joi.number().integer().min(1).required(),
   }).required(),
   plugins: Joi.object({
     builtin: Joi.alternatives(Joi.string().valid('all'), Joi.array().items(Joi.string())).required(),

@@ -18,6 +18,7 @@ const ENV_KEYS: Record<string, string> = {
   REDIS_URL: 'redis.url',
   LOG_LEVEL: 'log.level',
   BOOTSTRAP_ADMIN_TOKEN: 'auth.bootstrapAdminToken',
+  RAMPART_SECRET_KEY: 'secrets.key',
 };
 
 /** Any other key: RAMPART__section__key=value (value parsed as JSON when it parses). */
@@ -87,7 +88,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   for (const [name, path] of Object.entries(ENV_KEYS)) {
     const raw = env[name];
     if (raw === undefined) continue;
-    setPath(tree, path, path === 'auth.bootstrapAdminToken' || path === 'database.url' ? raw || null : parseEnvValue(raw));
+    setPath(tree, path, path === 'auth.bootstrapAdminToken' || path === 'database.url' || path === 'secrets.key' ? raw || null : parseEnvValue(raw));
     origin.set(path, name);
   }
   for (const [name, raw] of Object.entries(env)) {
