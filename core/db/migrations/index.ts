@@ -3,6 +3,7 @@ import * as m001 from './001-core.ts';
 import * as m002 from './002-change-clock.ts';
 import * as m003 from './003-assets.ts';
 import * as m004 from './004-findings.ts';
+import * as m005 from './005-exports.ts';
 
 export interface Migration {
   name: string;
@@ -11,4 +12,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m002, m003, m004];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005];
