@@ -1,11 +1,16 @@
 import type { Config } from '../config/load-config.ts';
 import type { Db } from './db/create-db.ts';
 import type { EventBus } from './events/event-bus.ts';
+import type { StreamHub } from './events/stream-hub.ts';
 import type { Outbox } from './events/outbox.ts';
 import type { Logger } from './logger.ts';
 import type { PluginRegistry } from './plugins/plugin-registry.ts';
 import type { AdminService } from './services/admin-service.ts';
 import type { AuthService } from './services/auth-service.ts';
+import type { AssetService } from './services/asset-service.ts';
+import type { AssetVerificationService } from './services/asset-verification.ts';
+import type { FindingService } from './services/finding-service.ts';
+import type { WebhookRuntime } from './services/webhook-runtime.ts';
 
 /** What route plugins and background roles are given: config, storage, services. */
 export interface AppContext {
@@ -18,7 +23,14 @@ export interface AppContext {
   services: {
     admin: AdminService;
     auth: AuthService;
+    assets: AssetService;
+    assetVerification: AssetVerificationService;
+    findings: FindingService;
   };
+  /** Outbound HTTP client, secret box, webhook services and their background workers. */
+  webhooks: WebhookRuntime;
+  /** The one events-table reader feeding every open SSE stream of this process. */
+  streamHub: StreamHub;
   version: string;
   startedAt: number;
 }

@@ -5,11 +5,16 @@ import { createDb } from './db/create-db.ts';
 import { migrateLatest } from './db/migrate.ts';
 import { EventBus } from './events/event-bus.ts';
 import { Outbox } from './events/outbox.ts';
+import { StreamHub } from './events/stream-hub.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { loadPlugins } from './plugins/load-plugins.ts';
 import { AdminService } from './services/admin-service.ts';
 import { AuthService } from './services/auth-service.ts';
+import { AssetService } from './services/asset-service.ts';
+import { AssetVerificationService } from './services/asset-verification.ts';
+import { FindingService } from './services/finding-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
+import { createWebhookRuntime } from './services/webhook-runtime.ts';
 import { createServer } from './server.ts';
 import { VERSION } from './version.ts';
 
@@ -35,14 +40,23 @@ export async function createApp(config: Config, options: { logger?: Logger } = {
     const plugins = await loadPlugins(config.plugins);
     const bus = new EventBus();
     const admin = new AdminService(db, config.auth.scrypt);
+    const outbox = new Outbox(db, bus);
     const ctx: AppContext = {
       config,
       db,
       logger,
       bus,
-      outbox: new Outbox(db, bus),
+      outbox,
       plugins,
-      services: { admin, auth: new AuthService(db, admin, config.auth.scrypt, config.auth.loginTokenTtlSeconds) },
+      services: {
+        admin,
+        auth: new AuthService(db, admin, config.auth.scrypt, config.auth.loginTokenTtlSeconds),
+        assets: new AssetService(db, outbox, config.assets.network),
+        assetVerification: new AssetVerificationService(db, outbox, config.verification),
+        findings: new FindingService(db, outbox),
+      },
+      webhooks: createWebhookRuntime({ config, db, bus, outbox, logger }),
+      streamHub: new StreamHub({ db, bus, logger, pollIntervalMs: config.events.pollIntervalMs, gapGraceMs: config.events.gapGraceMs }),
       version: VERSION,
       startedAt: Date.now(),
     };
@@ -54,12 +68,16 @@ export async function createApp(config: Config, options: { logger?: Logger } = {
       server,
       async start() {
         await server.start();
+        await ctx.webhooks.start();
+        await ctx.streamHub.start();
         logger.info({ url: server.info.uri, version: VERSION, plugins: plugins.list().map((p) => p.plugin.name) }, 'Rampart listening');
       },
       async stop() {
         if (stopped) return;
         stopped = true;
         await server.stop({ timeout: config.server.shutdownTimeoutMs });
+        await ctx.webhooks.stop();
+        await ctx.streamHub.stop();
         await db.destroy();
       },
     };

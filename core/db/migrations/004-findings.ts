@@ -31,6 +31,7 @@ export async function up(db: Knex): Promise<void> {
     timeColumn(t, 'created_at').notNullable();
     timeColumn(t, 'updated_at').notNullable();
     t.index(['tenant_id', 'discovered_at', 'id']);
+    t.index(['tenant_id', 'created_at']);
     t.index(['tenant_id', 'status', 'severity_rank', 'id']);
     t.index(['tenant_id', 'severity_rank', 'id']);
     t.index(['tenant_id', 'cvss_tenths', 'id']);

@@ -1,0 +1,132 @@
+import Joi from 'joi';
+import { idPattern } from '../../core/ids.ts';
+import { pageQuery } from '../../core/http/pagination.ts';
+import { FINDING_STATUSES } from '../../core/repositories/finding-repository.ts';
+import { SEVERITIES } from '../../core/services/risk-score.ts';
+
+const iso = Joi.string().isoDate();
+const severity = Joi.string().valid(...SEVERITIES);
+const status = Joi.string().valid(...FINDING_STATUSES);
+const assetId = Joi.string().pattern(idPattern('ast')).messages({ 'string.pattern.base': '{#label} is not an asset id' });
+const httpUrl = Joi.string().uri({ scheme: ['http', 'https'] }).max(2048);
+
+export const findingIdParams = Joi.object({
+  id: Joi.string().pattern(idPattern('fnd')).required().messages({ 'string.pattern.base': '{#label} is not a finding id' }),
+});
+
+/** `severity` as a comma-separated string (query) or an array (export filters); yields a de-duplicated array. */
+const severityList = Joi.alternatives(
+  Joi.array().items(severity).min(1),
+  Joi.string().custom((value: string, helpers) => {
+    const parts = value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+    if (!parts.length || parts.some((p) => !(SEVERITIES as readonly string[]).includes(p))) return helpers.message({ custom: `{#label} must be a comma-separated list of ${SEVERITIES.join(', ')}` });
+    return [...new Set(parts)];
+  }),
+).description(`Comma-separated list of ${SEVERITIES.join(', ')}.`);
+
+/** The filter keys of GET /api/findings; POST /api/findings/export reuses them for `filters`. */
+export const findingFilterKeys = {
+  severity: severityList,
+  status: status.description('One finding status.'),
+  asset_id: assetId,
+  scan_id: Joi.string().max(40),
+  cvss_min: Joi.number().min(0).max(10).description('Lowest CVSS score, inclusive.'),
+  cvss_max: Joi.number().min(0).max(10).description('Highest CVSS score, inclusive.'),
+  search: Joi.string().trim().min(1).max(200).description('Case-insensitive substring of the title or description.'),
+};
+
+export const findingSortKeys = {
+  sort_by: Joi.string().valid('severity', 'cvss', 'discovered_at', 'title').default('discovered_at').description('`severity` sorts by rank (critical > high > medium > low > info).'),
+  sort_order: Joi.string().valid('asc', 'desc').default('desc'),
+};
+
+export const findingListQuery = Joi.object({ ...findingFilterKeys, ...findingSortKeys, ...pageQuery }).label('FindingListQuery');
+
+export const evidenceSchema = Joi.object({
+  url: Joi.string().max(2048).allow(''),
+  method: Joi.string().max(16).allow(''),
+  parameter: Joi.string().max(256).allow(''),
+  payload: Joi.string().max(8192).allow(''),
+  response_indicator: Joi.string().max(2048).allow(''),
+}).label('Evidence');
+
+export const createFindingPayload = Joi.object({
+  asset_id: assetId.required(),
+  scan_id: Joi.string().max(40).allow(null).description('The scan that found it; null or absent for imported findings.'),
+  title: Joi.string().trim().min(1).max(300).required(),
+  description: Joi.string().max(20000).allow('').default(''),
+  remediation: Joi.string().max(20000).allow('').default(''),
+  cvss_vector: Joi.string().max(200).required().description('CVSS v3.1 vector, e.g. CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H; the score and severity are computed from it.'),
+  severity: severity.description('Optional; if given it must agree with the score (400 severity_mismatch).'),
+  status: status.default('open'),
+  evidence: evidenceSchema,
+  references: Joi.array().items(httpUrl).max(50),
+  tags: Joi.array().items(Joi.string().trim().min(1).max(64)).max(50),
+  discovered_at: iso.description('Default now; a time in the future is taken as now.'),
+}).label('CreateFinding');
+
+export function bulkFindingsPayload(maxItems: number): Joi.ObjectSchema {
+  return Joi.object({ findings: Joi.array().items(createFindingPayload).min(1).max(maxItems).required() }).label('CreateFindings');
+}
+
+export const statusPayload = Joi.object({
+  status: status.required(),
+  note: Joi.string().trim().min(1).max(10000).description('Appended to the finding\'s notes.'),
+}).label('FindingStatusChange');
+
+const assetRef = Joi.object({ id: Joi.string().required(), name: Joi.string().required(), type: Joi.string().required() }).label('FindingAsset');
+
+export const findingListItemSchema = Joi.object({
+  id: Joi.string().required(),
+  title: Joi.string().required(),
+  severity: severity.required(),
+  cvss: Joi.number().min(0).max(10).required(),
+  status: status.required(),
+  asset: assetRef.required(),
+  scan_id: Joi.string().allow(null).required(),
+  description: Joi.string().allow('').required(),
+  remediation: Joi.string().allow('').required(),
+  references: Joi.array().items(Joi.string()).required(),
+  discovered_at: iso.required(),
+  updated_at: iso.required(),
+}).label('FindingListItem');
+
+export const findingRecordSchema = findingListItemSchema
+  .keys({ cvss_vector: Joi.string().required(), evidence: evidenceSchema.required(), tags: Joi.array().items(Joi.string()).required() })
+  .label('FindingRecord');
+
+export const findingDetailSchema = findingRecordSchema
+  .keys({
+    notes: Joi.array()
+      .items(Joi.object({ id: Joi.string().required(), author: Joi.string().required(), text: Joi.string().required(), created_at: iso.required() }).label('FindingNote'))
+      .required(),
+    status_history: Joi.array()
+      .items(Joi.object({
+        old_status: status.allow(null).required(),
+        new_status: status.required(),
+        changed_by: Joi.string().allow(null).required(),
+        changed_at: iso.required(),
+        note_id: Joi.string().allow(null).required(),
+      }).label('FindingStatusChangeRecord'))
+      .required(),
+  })
+  .label('Finding');
+
+export const statusResultSchema = Joi.object({
+  id: Joi.string().required(),
+  status: status.required(),
+  updated_at: iso.required(),
+  updated_by: Joi.string().required(),
+}).label('FindingStatusResult');
+
+const bySeverity = Joi.object(Object.fromEntries(SEVERITIES.map((s) => [s, Joi.number().integer().min(0).required()])));
+const byStatus = Joi.object(Object.fromEntries(FINDING_STATUSES.map((s) => [s, Joi.number().integer().min(0).required()])));
+
+export const statsSchema = Joi.object({
+  total: Joi.number().integer().min(0).required(),
+  by_severity: bySeverity.required(),
+  by_status: byStatus.required(),
+  trend: Joi.object({
+    last_30_days: Joi.object({ new: Joi.number().integer().min(0).required(), resolved: Joi.number().integer().min(0).required(), net_change: Joi.number().integer().required() }).required(),
+  }).required(),
+}).label('FindingStats');
