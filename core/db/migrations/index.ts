@@ -4,6 +4,7 @@ import * as m002 from './002-change-clock.ts';
 import * as m003 from './003-assets.ts';
 import * as m004 from './004-findings.ts';
 import * as m005 from './005-exports.ts';
+import * as m006 from './006-webhooks.ts';
 
 export interface Migration {
   name: string;
@@ -12,4 +13,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006];
