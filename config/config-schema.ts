@@ -1,5 +1,9 @@
 import Joi from 'joi';
 import { AddressPolicy } from '../core/outbound/address-policy.ts';
+import { exportsConfigSchema, type ExportsConfig } from './exports-config.ts';
+import { scanConfigSchema, type ScanConfig } from './scan-config.ts';
+import { rateLimitConfigSchema, type RateLimitConfig } from './rate-limit-config.ts';
+import { siemConfigSchema, streamConfigSchema, type SiemConfig, type StreamConfig } from './event-channels-config.ts';
 
 /** The validated runtime configuration. Every key is documented in the README. */
 export interface Config {
@@ -7,6 +11,7 @@ export interface Config {
   http: { maxPayloadBytes: number; validateResponses: boolean };
   database: { url: string };
   redis: { url: string | null };
+  rateLimit: RateLimitConfig;
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
   auth: {
     bootstrapAdminToken: string | null;
@@ -26,9 +31,13 @@ export interface Config {
     denyNetworks: string[];
   };
   findings: { bulk: { maxItems: number } };
+  exports: ExportsConfig;
   outbound: OutboundConfig;
   secrets: { key: string | null; previousKeys: string[]; keyFile: string };
   webhooks: WebhooksConfig;
+  stream: StreamConfig;
+  siem: SiemConfig;
+  scans: ScanConfig;
   plugins: {
     builtin: 'all' | string[];
     external: ExternalPluginConfig[];
@@ -93,6 +102,7 @@ export const configSchema = Joi.object<Config>({
   redis: Joi.object({
     url: Joi.string().uri({ scheme: ['redis', 'rediss'] }).allow(null).required(),
   }).required(),
+  rateLimit: rateLimitConfigSchema.required(),
   log: Joi.object({
     level: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').required(),
   }).required(),
@@ -131,6 +141,7 @@ export const configSchema = Joi.object<Config>({
   findings: Joi.object({
     bulk: Joi.object({ maxItems: Joi.number().integer().min(1).max(100_000).required() }).required(),
   }).required(),
+  exports: exportsConfigSchema.required(),
   outbound: Joi.object({
     requireHttps: Joi.boolean().required(),
     allowPrivateCidrs: Joi.array().items(Joi.string().custom(cidr, 'CIDR')).required(),
@@ -148,7 +159,7 @@ export const configSchema = Joi.object<Config>({
   webhooks: Joi.object({
     retryScheduleSeconds: Joi.array().items(Joi.number().min(0).max(7 * 24 * 3600)).max(20).required(),
     requestTimeoutMs: Joi.number().integer().min(100).max(120000).required(),
-    autoDisableAfterSeconds: Joi.number().integer().min(0).required(),
+    autoDisableAfterSeconds: Joi.number().min(0).required(),
     workerPollIntervalMs: Joi.number().integer().min(10).max(60000).required(),
     leaseMs: Joi.number().integer().min(1000).max(3600000).greater(Joi.ref('requestTimeoutMs')).required(),
     concurrency: Joi.number().integer().min(1).max(256).required(),
@@ -157,6 +168,9 @@ export const configSchema = Joi.object<Config>({
     signatureHeader: Joi.string().pattern(/^[A-Za-z0-9-]+$/).required(),
     maxPerTenant: Joi.number().integer().min(1).required(),
   }).required(),
+  stream: streamConfigSchema.required(),
+  siem: siemConfigSchema.required(),
+  scans: scanConfigSchema.required(),
   plugins: Joi.object({
     builtin: Joi.alternatives(Joi.string().valid('all'), Joi.array().items(Joi.string())).required(),
     external: Joi.array()

@@ -5,8 +5,11 @@ import type { StreamHub } from './events/stream-hub.ts';
 import type { Outbox } from './events/outbox.ts';
 import type { Logger } from './logger.ts';
 import type { PluginRegistry } from './plugins/plugin-registry.ts';
+import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import type { AdminService } from './services/admin-service.ts';
 import type { AuthService } from './services/auth-service.ts';
+import type { ExportService } from './services/export-service.ts';
+import type { ExportWorker } from './services/export-worker.ts';
 import type { AssetService } from './services/asset-service.ts';
 import type { AssetVerificationService } from './services/asset-verification.ts';
 import type { FindingService } from './services/finding-service.ts';
@@ -26,11 +29,16 @@ export interface AppContext {
     assets: AssetService;
     assetVerification: AssetVerificationService;
     findings: FindingService;
+    exports: ExportService;
   };
+  /** Runs background finding exports and deletes expired export files. */
+  exportWorker: ExportWorker;
   /** Outbound HTTP client, secret box, webhook services and their background workers. */
   webhooks: WebhookRuntime;
   /** The one events-table reader feeding every open SSE stream of this process. */
   streamHub: StreamHub;
+  /** Tier and per-endpoint token buckets, stream connection slots (memory or Redis). */
+  rateLimiter: RateLimiter;
   version: string;
   startedAt: number;
 }

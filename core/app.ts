@@ -14,9 +14,12 @@ import { AssetService } from './services/asset-service.ts';
 import { AssetVerificationService } from './services/asset-verification.ts';
 import { FindingService } from './services/finding-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
+import { ExportService } from './services/export-service.ts';
+import { ExportWorker } from './services/export-worker.ts';
 import { createWebhookRuntime } from './services/webhook-runtime.ts';
 import { createServer } from './server.ts';
 import { VERSION } from './version.ts';
+import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.ts';
 
 export interface App {
   ctx: AppContext;
@@ -34,6 +37,7 @@ export interface App {
 export async function createApp(config: Config, options: { logger?: Logger } = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.log.level);
   const db = createDb(config.database.url);
+  let rateLimiter: RateLimiter | undefined;
   try {
     const applied = await migrateLatest(db);
     if (applied.length) logger.info({ migrations: applied }, 'database migrated');
@@ -41,6 +45,10 @@ export async function createApp(config: Config, options: { logger?: Logger } = {
     const bus = new EventBus();
     const admin = new AdminService(db, config.auth.scrypt);
     const outbox = new Outbox(db, bus);
+    const exportService = new ExportService(db, config.exports, logger);
+    const exportWorker = new ExportWorker(db, exportService, config.exports, logger);
+    exportService.onQueued = () => exportWorker.wake();
+    rateLimiter = await createRateLimiter(config, logger);
     const ctx: AppContext = {
       config,
       db,
@@ -54,9 +62,12 @@ export async function createApp(config: Config, options: { logger?: Logger } = {
         assets: new AssetService(db, outbox, config.assets.network),
         assetVerification: new AssetVerificationService(db, outbox, config.verification),
         findings: new FindingService(db, outbox),
+        exports: exportService,
       },
+      exportWorker,
       webhooks: createWebhookRuntime({ config, db, bus, outbox, logger }),
       streamHub: new StreamHub({ db, bus, logger, pollIntervalMs: config.events.pollIntervalMs, gapGraceMs: config.events.gapGraceMs }),
+      rateLimiter,
       version: VERSION,
       startedAt: Date.now(),
     };
@@ -70,18 +81,22 @@ export async function createApp(config: Config, options: { logger?: Logger } = {
         await server.start();
         await ctx.webhooks.start();
         await ctx.streamHub.start();
+        ctx.exportWorker.start();
         logger.info({ url: server.info.uri, version: VERSION, plugins: plugins.list().map((p) => p.plugin.name) }, 'Rampart listening');
       },
       async stop() {
         if (stopped) return;
         stopped = true;
         await server.stop({ timeout: config.server.shutdownTimeoutMs });
+        await ctx.rateLimiter.close();
         await ctx.webhooks.stop();
         await ctx.streamHub.stop();
+        await ctx.exportWorker.stop();
         await db.destroy();
       },
     };
   } catch (err) {
+    await rateLimiter?.close();
     await db.destroy();
     throw err;
   }

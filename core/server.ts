@@ -2,7 +2,10 @@ import Hapi from '@hapi/hapi';
 import Inert from '@hapi/inert';
 import type { AppContext } from './app-context.ts';
 import { bearerAuthPlugin } from './http/auth-scheme.ts';
+import { conditionalGetPlugin } from './http/conditional-get.ts';
 import { errorResponsePlugin } from './http/error-response.ts';
+import { rateLimitPlugin } from './http/rate-limit-plugin.ts';
+import { assertRouteRateLimits } from './http/rate-limit-settings.ts';
 import { requestLoggerPlugin } from './http/request-logger.ts';
 import { validationFailAction } from './http/validation.ts';
 import { routePlugins } from '../plugins/index.ts';
@@ -31,10 +34,15 @@ export async function createServer(ctx: AppContext): Promise<Hapi.Server> {
   });
   await server.register([
     { plugin: requestLoggerPlugin(ctx.logger) },
+    // Conditional GET and rate limits before the error edge: their headers must be on
+    // an error response before it is rebuilt into the error body.
+    { plugin: conditionalGetPlugin },
+    { plugin: rateLimitPlugin(ctx.rateLimiter) },
     { plugin: errorResponsePlugin(ctx.logger) },
     { plugin: bearerAuthPlugin(ctx.db, ctx.logger) },
     { plugin: Inert },
   ]);
   for (const plugin of routePlugins) await server.register({ plugin, options: ctx });
+  assertRouteRateLimits(server);
   return server;
 }
