@@ -51,7 +51,7 @@ export function classifyOutboundError(err: unknown, timedOut: boolean): Outbound
   const own = chain.find((e) => e instanceof OutboundError) as OutboundError | undefined;
   if (own) return own;
   if (timedOut) return new OutboundError('timeout', 'No complete answer within the time limit.');
-  const codes = chain.map((e) => String(e.code ?? e.name ?? ''));
+  const codes = chain.flatMap((e) => [String(e.code ?? ''), String(e.name ?? '')]).filter(Boolean);
   const has = (...c: string[]) => codes.some((x) => c.includes(x));
   if (has('AbortError', 'ABORT_ERR')) return new OutboundError('aborted', 'The request was aborted.');
   if (has('UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT', 'TimeoutError')) {
