@@ -95,5 +95,6 @@ export async function importAssets(service: AssetService, outbox: Outbox, tenant
     if (isUniqueViolation(err)) throw new ConflictError('Another request created one of these assets during the import; nothing was imported. Retry the import.', 'import_conflict');
     throw err;
   }
+  result.errors.sort((a, b) => a.row - b.row);
   return result;
 }
