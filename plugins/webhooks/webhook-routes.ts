@@ -2,6 +2,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
+import { collectionLastModified, recordLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf, pageQuery } from '../../core/http/pagination.ts';
 import type { WebhookInput } from '../../core/services/webhook-service.ts';
 import { attemptView, deliveryView, webhookView } from '../../core/services/webhook-views.ts';
@@ -38,6 +39,7 @@ export function webhookRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'List webhooks',
         notes: 'Newest first. Each item is the full webhook view (never the secret or header values).',
+        plugins: { rampart: { lastModified: collectionLastModified(ctx.db, 'webhooks') } },
         validate: { query: Joi.object({ ...pageQuery }) },
         response: { status: { 200: listOf(webhookSchema, 'WebhookList') } },
       },
@@ -54,6 +56,14 @@ export function webhookRoutes(ctx: AppContext): ServerRoute[] {
         auth: webhookAuth,
         tags,
         description: 'Get a webhook',
+        plugins: {
+          rampart: {
+            lastModified: recordLastModified(async (request) => {
+              const hook = await service.get(callerOf(request).tenantId, String(request.params.id)).catch(() => null);
+              return hook ? webhookView(hook) : null;
+            }),
+          },
+        },
         validate: { params: webhookIdParams, query: Joi.object({}) },
         response: { status: { 200: dataOf(webhookSchema, 'WebhookResponse') } },
       },
