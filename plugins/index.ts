@@ -4,6 +4,7 @@ import { adminPlugin } from './admin/index.ts';
 import { assetsPlugin } from './assets/index.ts';
 import { authPlugin } from './auth/index.ts';
 import { docsPlugin } from './docs/index.ts';
+import { findingExportsPlugin } from './finding-exports/index.ts';
 import { findingsPlugin } from './findings/index.ts';
 import { healthPlugin } from './health/index.ts';
 import { pluginListPlugin } from './plugin-list/index.ts';
@@ -11,4 +12,4 @@ import { streamPlugin } from './stream/index.ts';
 import { webhooksPlugin } from './webhooks/index.ts';
 
 /** Every API area, registered in this order by core/server.ts. */
-export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, webhooksPlugin, streamPlugin, docsPlugin];
+export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, findingExportsPlugin, webhooksPlugin, streamPlugin, docsPlugin];
