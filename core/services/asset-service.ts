@@ -80,6 +80,12 @@ export class AssetService {
     return row;
   }
 
+  /** updated_at of the tenant's asset (epoch ms), or null when there is none: for Last-Modified. */
+  async updatedAt(tenantId: string, id: string): Promise<number | null> {
+    const row = await assetRepository.findById(this.#db, tenantId, id);
+    return row ? Number(row.updated_at) : null;
+  }
+
   async get(tenantId: string, id: string): Promise<AssetDetail> {
     return toAssetDetail(await this.getRow(tenantId, id));
   }

@@ -45,6 +45,12 @@ export class FindingService {
     return { total: result.total, rows: result.rows.map(toFindingListItem) };
   }
 
+  /** updated_at of the tenant's finding (epoch ms), or null when there is none: for Last-Modified. */
+  async updatedAt(tenantId: string, id: string): Promise<number | null> {
+    const row = await findingRepository.findById(this.#db, tenantId, id);
+    return row ? Number(row.updated_at) : null;
+  }
+
   async get(tenantId: string, id: string): Promise<FindingDetail> {
     const row = await findingRepository.findById(this.#db, tenantId, id);
     if (!row) throw new NotFoundError('Finding');

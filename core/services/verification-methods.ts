@@ -64,6 +64,6 @@ export function methodPlans(type: AssetType, name: string, token: string): Metho
     instructions: `Publish a text file at ${files[0]} whose content is exactly "${token}", then call POST /api/assets/{id}/verify/check with {"method":"file"}.`,
   });
   if (type === 'url') plans.sort((a, b) => (a.method === 'meta_tag' ? -1 : b.method === 'meta_tag' ? 1 : 0));
-  if (isIp) plans.sort((a, b) => (a.method === 'file' ? -1 : b.method === 'file' ? 1 : 0));
+  if (type === 'ip') plans.sort((a, b) => (a.method === 'file' ? -1 : b.method === 'file' ? 1 : 0));
   return plans;
 }

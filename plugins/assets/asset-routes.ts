@@ -2,6 +2,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
+import { collectionLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf } from '../../core/http/pagination.ts';
 import type { AssetFilters } from '../../core/repositories/asset-repository.ts';
 import type { AssetChanges } from '../../core/services/asset-service.ts';
@@ -32,6 +33,7 @@ export function assetRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'List assets',
         notes: 'List view (no metadata, finding_summary, updated_at). Ties in the sort order are broken by id in the same direction. `search` matches a case-insensitive substring of the name or of metadata keys and values.',
+        plugins: { rampart: { lastModified: collectionLastModified(ctx.db, 'assets') } },
         validate: { query: assetListQuery },
         response: { status: { 200: listOf(assetListItemSchema, 'AssetList') } },
       },
@@ -66,6 +68,7 @@ export function assetRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'Get an asset (detail view)',
         notes: 'finding_summary and risk_score count unresolved findings (status open or confirmed). risk_score = round(100 × (1 − e^(−S/10))) with S = Σ weight(severity) × CVSS/10 over those findings; weights critical 10, high 5, medium 2, low 0.5, info 0.',
+        plugins: { rampart: { lastModified: (request) => service.updatedAt(callerOf(request).tenantId, String(request.params.id)) } },
         validate: { params: assetIdParams, query: Joi.object({}) },
         response: { status: { 200: dataOf(assetDetailSchema, 'AssetResponse') } },
       },

@@ -2,6 +2,7 @@ import type { Request, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
+import { collectionLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf } from '../../core/http/pagination.ts';
 import type { FindingFilters, FindingSort, FindingStatus } from '../../core/repositories/finding-repository.ts';
 import { findingStats } from '../../core/services/finding-stats.ts';
@@ -30,6 +31,7 @@ export function findingRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'List findings',
         notes: 'List view: no cvss_vector, evidence, tags or notes. `severity` sorts by rank (critical > high > medium > low > info); ties are broken by id in the same direction. cvss_min/cvss_max are inclusive.',
+        plugins: { rampart: { lastModified: collectionLastModified(ctx.db, 'findings') } },
         validate: { query: findingListQuery },
         response: { status: { 200: listOf(findingListItemSchema, 'FindingList') } },
       },
@@ -47,7 +49,7 @@ export function findingRoutes(ctx: AppContext): ServerRoute[] {
         auth: read,
         tags,
         description: 'Finding statistics of the tenant',
-        notes: 'by_severity and by_status each cover every finding (each sums to total). trend.last_30_days: `new` = findings recorded in the last 30 days (their creation entry in the status history), `resolved` = distinct findings moved to resolved in that window, `net_change` = new − resolved.',
+        notes: 'by_severity and by_status each cover every finding (each sums to total). No Last-Modified: the 30-day window moves with time even when no finding changes. trend.last_30_days: `new` = findings recorded in the last 30 days (their creation entry in the status history), `resolved` = distinct findings moved to resolved in that window, `net_change` = new − resolved.',
         validate: { query: Joi.object({}) },
         response: { status: { 200: dataOf(statsSchema, 'FindingStatsResponse') } },
       },
@@ -61,6 +63,7 @@ export function findingRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'Get a finding (detail view)',
         notes: 'Adds cvss_vector, evidence, tags, notes (`{id, author, text, created_at}`, oldest first; author is the user id, or the token id for a token without a user) and status_history (oldest first; the first entry, with old_status null, records the creation).',
+        plugins: { rampart: { lastModified: (request) => service.updatedAt(callerOf(request).tenantId, String(request.params.id)) } },
         validate: { params: findingIdParams, query: Joi.object({}) },
         response: { status: { 200: dataOf(findingDetailSchema, 'FindingResponse') } },
       },

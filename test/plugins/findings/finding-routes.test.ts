@@ -207,3 +207,27 @@ test('tenant isolation and scopes', async (t) => {
   t.is((await t0.request('GET', '/api/findings/stats', { token: assetsOnly.token })).statusCode, 403);
   t.is((await t0.request('GET', '/api/findings/not-an-id', { token: a.token })).statusCode, 400);
 });
+
+test('conditional GET: lists and records answer 304 until they change; findings changes touch their asset', async (t) => {
+  const { token, assetId } = await setup();
+  const f = await add(token, { asset_id: assetId, title: 'Stale TLS', cvss_vector: V.medium });
+  // Last-Modified only claims seconds that are safely over (core/http/last-modified.ts).
+  await new Promise((resolve) => setTimeout(resolve, 3200));
+  const urls = ['/api/findings', `/api/findings/${f.id}`, '/api/assets', `/api/assets/${assetId}`];
+  const stamps: Record<string, string> = {};
+  for (const url of urls) {
+    const res = await t0.request('GET', url, { token });
+    t.is(res.statusCode, 200, url);
+    stamps[url] = String(res.headers['last-modified']);
+    t.truthy(res.headers['last-modified'], url);
+    const again = await t0.request('GET', url, { token, headers: { 'if-modified-since': stamps[url]! } });
+    t.is(again.statusCode, 304, url);
+  }
+  await t0.request('PUT', `/api/findings/${f.id}/status`, { token, payload: { status: 'resolved' } });
+  for (const url of urls) {
+    const res = await t0.request('GET', url, { token, headers: { 'if-modified-since': stamps[url]! } });
+    t.is(res.statusCode, 200, url);
+  }
+  const stats = await t0.request('GET', '/api/findings/stats', { token });
+  t.is(stats.headers['last-modified'], undefined);
+});
