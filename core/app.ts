@@ -32,9 +32,10 @@ export interface App {
 
 /**
  * Wires one Rampart process: database (migrated), plugins, services, first-start
- * bootstrap and the HTTP server. Nothing listens until `start()`.
+ * bootstrap and the HTTP server. Nothing listens until `start()`. `rateLimitClock`
+ * lets tests move the rate limiter's time by hand.
  */
-export async function createApp(config: Config, options: { logger?: Logger } = {}): Promise<App> {
+export async function createApp(config: Config, options: { logger?: Logger; rateLimitClock?: () => number } = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.log.level);
   const db = createDb(config.database.url);
   let rateLimiter: RateLimiter | undefined;
@@ -48,7 +49,7 @@ export async function createApp(config: Config, options: { logger?: Logger } = {
     const exportService = new ExportService(db, config.exports, logger);
     const exportWorker = new ExportWorker(db, exportService, config.exports, logger);
     exportService.onQueued = () => exportWorker.wake();
-    rateLimiter = await createRateLimiter(config, logger);
+    rateLimiter = await createRateLimiter(config, logger, { clock: options.rateLimitClock });
     const ctx: AppContext = {
       config,
       db,

@@ -54,6 +54,12 @@ export const tenantRepository = {
     return { total: result.total, rows: result.rows.map(toTenant) };
   },
 
+  /** Epoch ms of the latest tenant write; tenants are never deleted, so this covers every change to the list. */
+  async lastUpdated(db: Executor): Promise<number | null> {
+    const row = (await db('tenants').max({ at: 'updated_at' }).first()) as { at: number | string | null } | undefined;
+    return row?.at === null || row?.at === undefined ? null : Number(row.at);
+  },
+
   async update(db: Executor, id: string, changes: { name?: string; tier?: Tier }, now: number): Promise<void> {
     await db('tenants').where({ id }).update({ ...changes, updated_at: now });
   },

@@ -1,7 +1,9 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
+import { recordLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf, pageQuery } from '../../core/http/pagination.ts';
+import { tenantRepository } from '../../core/repositories/tenant-repository.ts';
 import { createTenantPayload, tenantId, tenantSchema, updateTenantPayload } from './admin-schemas.ts';
 
 const admin = { access: { scope: ['admin'] } };
@@ -29,6 +31,8 @@ export function tenantRoutes(ctx: AppContext): ServerRoute[] {
         auth: admin,
         tags,
         description: 'List tenants',
+        notes: 'Sends Last-Modified (the latest change to any tenant); If-Modified-Since on an unchanged list answers 304 and costs no rate-limit token.',
+        plugins: { rampart: { lastModified: async () => (await tenantRepository.lastUpdated(ctx.db)) ?? 0 } },
         validate: { query: Joi.object(pageQuery) },
         response: { status: { 200: listOf(tenantSchema, 'TenantList') } },
       },
@@ -45,6 +49,8 @@ export function tenantRoutes(ctx: AppContext): ServerRoute[] {
         auth: admin,
         tags,
         description: 'Get a tenant',
+        notes: "Sends Last-Modified (the tenant's updated_at); If-Modified-Since on an unchanged tenant answers 304 and costs no rate-limit token.",
+        plugins: { rampart: { lastModified: recordLastModified((request) => tenantRepository.findById(ctx.db, String(request.params.tenant_id))) } },
         validate: { params: Joi.object({ tenant_id: tenantId }), query: Joi.object({}) },
         response: { status: { 200: dataOf(tenantSchema, 'TenantResponse') } },
       },

@@ -3,6 +3,7 @@ import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { dataOf } from '../../core/http/pagination.ts';
+import { endpointLimit } from '../../core/http/rate-limit-settings.ts';
 import { tenantRepository } from '../../core/repositories/tenant-repository.ts';
 import { tokenRepository } from '../../core/repositories/token-repository.ts';
 
@@ -49,7 +50,8 @@ export const authPlugin: Plugin<AppContext> = {
           tags,
           description: 'Log in with email and password',
           notes: `Returns a bearer token carrying the user's scopes, valid for ${ctx.config.auth.loginTokenTtlSeconds} seconds. Wrong email and wrong password give the same 401 invalid_credentials.`,
-          plugins: { rampart: { rateLimit: { perMinute: 10, key: 'login' } } },
+          // 10 per minute per client address and account (the email), on top of the client-address budget.
+          plugins: { rampart: { rateLimit: endpointLimit('login', 10, { accountField: 'email' }) } },
           validate: { payload: loginPayload, query: Joi.object({}) },
           response: { status: { 200: dataOf(loginSchema, 'LoginResponse') } },
         },

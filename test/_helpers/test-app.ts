@@ -42,14 +42,17 @@ let counter = 0;
  * so), not listening: requests go through `server.inject`. Pass config overrides as
  * the second level of config/default.json.
  */
-export async function createTestApp(overrides: Record<string, unknown> = {}, options: { logger?: Logger } = {}): Promise<TestApp> {
+export async function createTestApp(
+  overrides: Record<string, unknown> = {},
+  options: { logger?: Logger; rateLimitClock?: () => number } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const adminToken = generateToken();
   const config = loadConfig({
     env: { NODE_ENV: 'test' },
     overrides: { database: { url: database.url }, auth: { bootstrapAdminToken: adminToken }, ...overrides },
   });
-  const app = await createApp(config, { logger: options.logger });
+  const app = await createApp(config, { logger: options.logger, rateLimitClock: options.rateLimitClock });
   const request = async (method: string, url: string, options: InjectOptions = {}): Promise<InjectResult> => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     const token = options.token === undefined ? adminToken : options.token;
