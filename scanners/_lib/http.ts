@@ -7,6 +7,8 @@ export interface HttpResponse {
   headers: Record<string, string | string[] | undefined>;
   /** The body as text, cut at `maxBodyBytes`. */
   body: string;
+  /** The same bytes, for binary signatures. */
+  bytes: Buffer;
 }
 
 export interface HttpOptions {
@@ -20,7 +22,7 @@ export interface HttpOptions {
 
 // Scanners talk to the asset itself: certificates are not verified here (the ssl
 // scanner judges them) and redirects are never followed implicitly (the crawler decides).
-const agent = new Agent({ connect: { rejectUnauthorized: false, timeout: 5_000 }, keepAliveTimeout: 1_000, pipelining: 0 });
+const agent = new Agent({ connect: { rejectUnauthorized: false, timeout: 5_000 }, keepAliveTimeout: 1_000 });
 
 /** Thrown when a URL's host is outside the scan's scope or deny-listed. */
 export class OutOfScopeError extends Error {}
@@ -54,7 +56,8 @@ export async function httpRequest(ctx: CheckContext, url: string, opts: HttpOpti
       break;
     }
   }
-  return { url, status: res.statusCode, headers: res.headers as HttpResponse['headers'], body: Buffer.concat(chunks).toString('utf8') };
+  const bytes = Buffer.concat(chunks);
+  return { url, status: res.statusCode, headers: res.headers as HttpResponse['headers'], body: bytes.toString('utf8'), bytes };
 }
 
 /** A header as one string (multi-valued headers joined with `, `). */
