@@ -2,6 +2,7 @@ import type { Config } from '../config/load-config.ts';
 import type { Db } from './db/create-db.ts';
 import type { EventBus } from './events/event-bus.ts';
 import type { StreamHub } from './events/stream-hub.ts';
+import type { SiemRuntime } from './siem/siem-runtime.ts';
 import type { Outbox } from './events/outbox.ts';
 import type { Logger } from './logger.ts';
 import type { PluginRegistry } from './plugins/plugin-registry.ts';
@@ -37,6 +38,8 @@ export interface AppContext {
   webhooks: WebhookRuntime;
   /** The one events-table reader feeding every open SSE stream of this process. */
   streamHub: StreamHub;
+  /** SIEM integrations (service) and their syslog forwarders (background). */
+  siem: SiemRuntime;
   /** Tier and per-endpoint token buckets, stream connection slots (memory or Redis). */
   rateLimiter: RateLimiter;
   version: string;

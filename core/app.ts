@@ -6,6 +6,7 @@ import { migrateLatest } from './db/migrate.ts';
 import { EventBus } from './events/event-bus.ts';
 import { Outbox } from './events/outbox.ts';
 import { StreamHub } from './events/stream-hub.ts';
+import { createSiemRuntime } from './siem/siem-runtime.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { loadPlugins } from './plugins/load-plugins.ts';
 import { AdminService } from './services/admin-service.ts';
@@ -50,6 +51,7 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
     const exportWorker = new ExportWorker(db, exportService, config.exports, logger);
     exportService.onQueued = () => exportWorker.wake();
     rateLimiter = await createRateLimiter(config, logger, { clock: options.rateLimitClock });
+    const webhooks = createWebhookRuntime({ config, db, bus, outbox, logger });
     const ctx: AppContext = {
       config,
       db,
@@ -66,8 +68,9 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
         exports: exportService,
       },
       exportWorker,
-      webhooks: createWebhookRuntime({ config, db, bus, outbox, logger }),
+      webhooks,
       streamHub: new StreamHub({ db, bus, logger, pollIntervalMs: config.events.pollIntervalMs, gapGraceMs: config.events.gapGraceMs }),
+      siem: createSiemRuntime({ config, db, bus, logger, plugins, box: webhooks.secretBox }),
       rateLimiter,
       version: VERSION,
       startedAt: Date.now(),
@@ -82,6 +85,7 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
         await server.start();
         await ctx.webhooks.start();
         await ctx.streamHub.start();
+        await ctx.siem.start();
         ctx.exportWorker.start();
         logger.info({ url: server.info.uri, version: VERSION, plugins: plugins.list().map((p) => p.plugin.name) }, 'Rampart listening');
       },
@@ -92,6 +96,7 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
         await ctx.rateLimiter.close();
         await ctx.webhooks.stop();
         await ctx.streamHub.stop();
+        await ctx.siem.stop();
         await ctx.exportWorker.stop();
         await db.destroy();
       },

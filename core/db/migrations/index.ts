@@ -5,6 +5,7 @@ import * as m003 from './003-assets.ts';
 import * as m004 from './004-findings.ts';
 import * as m005 from './005-exports.ts';
 import * as m006 from './006-webhooks.ts';
+import * as m007 from './007-siem.ts';
 
 export interface Migration {
   name: string;
@@ -13,4 +14,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007];

@@ -1,0 +1,140 @@
+import type { Config } from '../../config/config-schema.ts';
+import type { Db } from '../db/create-db.ts';
+import type { EventBus } from '../events/event-bus.ts';
+import { EventConsumer } from '../events/event-consumer.ts';
+import type { Logger } from '../logger.ts';
+import type { PlatformEvent } from '../plugin-api.ts';
+import type { PluginRegistry } from '../plugins/plugin-registry.ts';
+import { siemConsumerName, siemRepository, type SiemRecord } from '../repositories/siem-repository.ts';
+import type { SiemService } from '../services/siem-service.ts';
+import { rendererFor } from './siem-render.ts';
+import { SyslogTransport } from './syslog-transport.ts';
+
+interface Running {
+  record: SiemRecord;
+  consumer: EventConsumer;
+  transport: SyslogTransport;
+}
+
+export interface SiemForwardingDeps {
+  db: Db;
+  bus: EventBus;
+  logger: Logger;
+  plugins: PluginRegistry;
+  config: Config;
+  service: SiemService;
+}
+
+/**
+ * Runs one forwarder per active integration: a durable outbox consumer (`siem:<id>`)
+ * whose batches are rendered by the format's forwarder plugin and written to the
+ * integration's syslog connection. A failed write leaves the cursor in place, so while
+ * a collector is down events wait in the events table and go out in order once it is
+ * back. The set of integrations is re-read on every change made through this process
+ * and every `siem.refreshIntervalMs` (changes made by other processes).
+ */
+export class SiemForwarding {
+  readonly #d: SiemForwardingDeps;
+  readonly #running = new Map<string, Running>();
+  #timer: NodeJS.Timeout | null = null;
+  #reconciling: Promise<void> = Promise.resolve();
+  #started = false;
+
+  constructor(deps: SiemForwardingDeps) {
+    this.#d = deps;
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    await this.refresh();
+    this.#timer = setInterval(() => void this.refresh(), this.#d.config.siem.refreshIntervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.#started = false;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.#reconciling;
+    await Promise.all([...this.#running.keys()].map((id) => this.#stopOne(id)));
+  }
+
+  /** Re-reads the integrations; serialised so two refreshes never race. */
+  refresh(): Promise<void> {
+    if (!this.#started) return Promise.resolve();
+    this.#reconciling = this.#reconciling.then(() => this.#reconcile()).catch((err: Error) => {
+      this.#d.logger.error({ err: err.message }, 'could not refresh SIEM integrations');
+    });
+    return this.#reconciling;
+  }
+
+  /** True while the integration's collector connection is open (for status and tests). */
+  isConnected(id: string): boolean {
+    return this.#running.get(id)?.transport.connected ?? false;
+  }
+
+  async #reconcile(): Promise<void> {
+    if (!this.#started) return;
+    const wanted = new Map((await siemRepository.listActive(this.#d.db)).map((r) => [r.id, r]));
+    for (const [id, run] of this.#running) {
+      const next = wanted.get(id);
+      if (!next || next.updatedAt !== run.record.updatedAt) await this.#stopOne(id);
+    }
+    for (const [id, record] of wanted) {
+      if (!this.#running.has(id) && this.#started) await this.#startOne(record);
+    }
+  }
+
+  async #startOne(record: SiemRecord): Promise<void> {
+    const { db, bus, logger, plugins, config, service } = this.#d;
+    let render: (e: PlatformEvent) => string;
+    let transport: SyslogTransport;
+    try {
+      render = rendererFor(plugins, record, config.siem);
+      transport = new SyslogTransport(service.targetOf(record), config.siem);
+    } catch (err) {
+      logger.error({ integration: record.id, err: (err as Error).message }, 'SIEM integration cannot start');
+      await siemRepository.recordOutcome(db, record.id, { lastError: (err as Error).message, lastErrorAt: Date.now() });
+      return;
+    }
+    let failing = record.lastError !== null;
+    const consumer = new EventConsumer({
+      name: siemConsumerName(record.id),
+      db,
+      bus,
+      logger,
+      pollIntervalMs: config.events.pollIntervalMs,
+      gapGraceMs: config.events.gapGraceMs,
+      leaseMs: config.events.consumerLeaseMs,
+      batchSize: config.siem.batchSize,
+      filter: { tenantId: record.tenantId, kinds: record.events },
+      startAt: 'end',
+      handle: async (events) => {
+        try {
+          await transport.send(events.map(render));
+        } catch (err) {
+          const message = (err as Error).message;
+          if (!failing) logger.warn({ integration: record.id, err: message }, 'SIEM collector unreachable; events wait until it is back');
+          failing = true;
+          await siemRepository.recordOutcome(db, record.id, { lastError: message, lastErrorAt: Date.now() });
+          throw err;
+        }
+        const outcome = failing ? { lastSentAt: Date.now(), lastError: null, lastErrorAt: null } : { lastSentAt: Date.now() };
+        failing = false;
+        await siemRepository.recordOutcome(db, record.id, outcome);
+      },
+    });
+    this.#running.set(record.id, { record, consumer, transport });
+    await consumer.start();
+  }
+
+  async #stopOne(id: string): Promise<void> {
+    const run = this.#running.get(id);
+    if (!run) return;
+    this.#running.delete(id);
+    // Closing the transport first cuts short a reconnect backoff the consumer may be waiting in.
+    await run.transport.close();
+    await run.consumer.stop();
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * RFC 5424 message building (formats.md §3.1): header fields sanitised to
+ * PRINTUSASCII with length caps and NILVALUE, SD-NAMEs filtered, SD-PARAM values
+ * escaped, MSG as UTF-8 with a BOM. The result is one SYSLOG-MSG string; framing is
+ * the transport's job.
+ */
+
+export interface SdElement {
+  /** `name@<PEN>` for private ids. */
+  id: string;
+  params: Array<[string, string]>;
+}
+
+export interface SyslogMessage {
+  facility: number;
+  /** 0 emergency … 7 debug. */
+  severity: number;
+  /** ISO 8601 with `Z`; null for NILVALUE. */
+  timestamp: string | null;
+  hostname: string | null;
+  appName: string | null;
+  procId: string | null;
+  msgId: string | null;
+  sd: SdElement[];
+  msg: string;
+  /** Prefix MSG with the UTF-8 BOM (RFC 5424 MSG-UTF8). CEF payloads go without it. */
+  bom: boolean;
+}
+
+const BOM = '\uFEFF';
+
+/** PRINTUSASCII (33-126) only, capped, `-` when empty. */
+export function headerField(value: string | null | undefined, max: number): string {
+  const clean = (value ?? '').replace(/[^\x21-\x7e]/g, '').slice(0, max);
+  return clean === '' ? '-' : clean;
+}
+
+/** SD-NAME: PRINTUSASCII except `=`, SP, `]`, `"`; 1 to 32 characters. */
+export function sdName(value: string): string {
+  const clean = value.replace(/[^\x21-\x7e]|[="\]]/g, '_').slice(0, 32);
+  return clean === '' ? '_' : clean;
+}
+
+/** PARAM-VALUE escaping: `"`, `\` and `]` get a backslash; nothing else is touched. */
+export function escapeSdValue(value: string): string {
+  return value.replace(/["\\\]]/g, (c) => `\\${c}`);
+}
+
+/** RFC 5424 TIMESTAMP: at most 6 fraction digits, upper-case T and Z. */
+function timestampField(iso: string | null): string {
+  if (!iso) return '-';
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? '-' : new Date(ms).toISOString();
+}
+
+function structuredData(elements: SdElement[]): string {
+  if (!elements.length) return '-';
+  const seen = new Set<string>();
+  let out = '';
+  for (const el of elements) {
+    const id = sdName(el.id);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out += `[${id}${el.params.map(([k, v]) => ` ${sdName(k)}="${escapeSdValue(v)}"`).join('')}]`;
+  }
+  return out;
+}
+
+export function formatSyslog(m: SyslogMessage): string {
+  const pri = Math.min(23, Math.max(0, m.facility)) * 8 + Math.min(7, Math.max(0, m.severity));
+  const header = [
+    `<${pri}>1`,
+    timestampField(m.timestamp),
+    headerField(m.hostname, 255),
+    headerField(m.appName, 48),
+    headerField(m.procId, 128),
+    headerField(m.msgId, 32),
+  ].join(' ');
+  const msg = m.msg === '' ? '' : ` ${m.bom ? BOM : ''}${m.msg}`;
+  return `${header} ${structuredData(m.sd)}${msg}`;
+}
+
+/**
+ * Cuts a message to `maxBytes` of UTF-8 without splitting a character or leaving a
+ * dangling escape backslash (which would escape whatever the receiver reads next).
+ */
+export function truncateUtf8(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
+  let cut = Buffer.from(text, 'utf8').subarray(0, maxBytes).toString('utf8');
+  if (cut.endsWith('\uFFFD')) cut = cut.slice(0, -1);
+  const trailing = /\\+$/.exec(cut)?.[0].length ?? 0;
+  if (trailing % 2 === 1) cut = cut.slice(0, -1);
+  return cut;
+}

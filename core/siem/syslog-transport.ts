@@ -1,0 +1,184 @@
+import dgram from 'node:dgram';
+import { isIP } from 'node:net';
+import net from 'node:net';
+import tls from 'node:tls';
+import { ipLiteral, type AddressPolicy } from '../outbound/address-policy.ts';
+import { guardedLookup } from '../outbound/guarded-lookup.ts';
+
+export type SyslogProtocol = 'tcp_tls' | 'tcp' | 'udp';
+
+export interface SyslogTarget {
+  protocol: SyslogProtocol;
+  host: string;
+  port: number;
+  tls?: { ca: string | null; cert: string | null; key: string | null; serverName: string | null; verify: boolean };
+  /** The outbound SSRF policy (outbound.allowPrivateCidrs), applied to the addresses actually dialled. */
+  policy: AddressPolicy;
+}
+
+export interface TransportTimings {
+  connectTimeoutMs: number;
+  reconnectMinMs: number;
+  reconnectMaxMs: number;
+}
+
+/** RFC 5425 / RFC 6587 octet counting: `MSG-LEN SP SYSLOG-MSG`, the length in bytes. */
+export function octetFrame(message: string): Buffer {
+  const body = Buffer.from(message, 'utf8');
+  return Buffer.concat([Buffer.from(`${body.length} `, 'ascii'), body]);
+}
+
+/**
+ * One connection to a syslog collector, reopened on demand with exponential backoff.
+ * `send` writes a whole batch and resolves once the socket accepted all of it; it
+ * rejects if the connection fails first, and the caller resends the batch on the next
+ * connection. So each connection carries every message at most once, in order, and
+ * what is in flight is bounded by the batch the caller passes.
+ */
+export class SyslogTransport {
+  readonly #target: SyslogTarget;
+  readonly #t: TransportTimings;
+  #socket: net.Socket | null = null;
+  #udp: dgram.Socket | null = null;
+  #failures = 0;
+  #retryAt = 0;
+  #closed = false;
+  #cancelWait: (() => void) | null = null;
+
+  constructor(target: SyslogTarget, timings: TransportTimings) {
+    this.#target = target;
+    this.#t = timings;
+  }
+
+  get connected(): boolean {
+    return this.#udp !== null || (this.#socket !== null && !this.#socket.destroyed);
+  }
+
+  async send(messages: string[]): Promise<void> {
+    if (!messages.length) return;
+    try {
+      const literal = ipLiteral(this.#target.host);
+      const refused = literal ? this.#target.policy.refusal(literal) : null;
+      if (refused) throw new Error(`destination ${literal} refused (${refused} address; see outbound.allowPrivateCidrs)`);
+      if (this.#target.protocol === 'udp') await this.#sendUdp(messages);
+      else await this.#write(await this.#stream(), Buffer.concat(messages.map(octetFrame)));
+      this.#failures = 0;
+    } catch (err) {
+      this.#failures += 1;
+      const delay = Math.min(this.#t.reconnectMaxMs, this.#t.reconnectMinMs * 2 ** (this.#failures - 1));
+      this.#retryAt = Date.now() + Math.round(delay * (0.75 + Math.random() * 0.5));
+      this.#drop();
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#cancelWait?.();
+    const socket = this.#socket;
+    this.#socket = null;
+    if (socket && !socket.destroyed) await new Promise<void>((done) => socket.end(done)).catch(() => {});
+    socket?.destroy();
+    this.#udp?.close();
+    this.#udp = null;
+  }
+
+  #drop(): void {
+    this.#socket?.destroy();
+    this.#socket = null;
+  }
+
+  async #backoff(): Promise<void> {
+    const wait = this.#retryAt - Date.now();
+    if (wait <= 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, wait);
+      this.#cancelWait = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.#cancelWait = null;
+  }
+
+  async #stream(): Promise<net.Socket> {
+    if (this.#socket && !this.#socket.destroyed && this.#socket.writable) return this.#socket;
+    await this.#backoff();
+    if (this.#closed) throw new Error('transport closed');
+    const { host, port, protocol } = this.#target;
+    const lookup = guardedLookup(this.#target.policy) as unknown as net.LookupFunction;
+    const socket = await new Promise<net.Socket>((resolve, reject) => {
+      let s: net.Socket;
+      const fail = (err: Error) => {
+        clearTimeout(timer);
+        s.destroy();
+        reject(err);
+      };
+      if (protocol === 'tcp_tls') {
+        const o = this.#target.tls ?? { ca: null, cert: null, key: null, serverName: null, verify: true };
+        const name = o.serverName ?? host;
+        s = tls.connect({
+          host,
+          port,
+          lookup,
+          servername: isIP(name) ? undefined : name,
+          ca: o.ca ?? undefined,
+          cert: o.cert ?? undefined,
+          key: o.key ?? undefined,
+          rejectUnauthorized: o.verify,
+          checkServerIdentity: (_h, cert) => (o.verify ? tls.checkServerIdentity(name, cert) : undefined),
+          minVersion: 'TLSv1.2',
+        });
+        s.once('secureConnect', () => {
+          clearTimeout(timer);
+          resolve(s);
+        });
+      } else {
+        s = net.connect({ host, port, lookup });
+        s.once('connect', () => {
+          clearTimeout(timer);
+          resolve(s);
+        });
+      }
+      s.once('error', fail);
+      const timer = setTimeout(() => fail(new Error(`connect to ${host}:${port} timed out`)), this.#t.connectTimeoutMs);
+    });
+    socket.removeAllListeners('error');
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 30_000);
+    // Collectors send nothing back; reading keeps the socket flowing and notices a close.
+    socket.on('data', () => {});
+    socket.on('error', () => socket.destroy());
+    socket.on('end', () => socket.destroy());
+    this.#socket = socket;
+    return socket;
+  }
+
+  #write(socket: net.Socket, data: Buffer): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onClose = () => finish(new Error('connection to the collector closed'));
+      const timer = setTimeout(() => finish(new Error('write to the collector timed out')), this.#t.connectTimeoutMs * 3);
+      const finish = (err?: Error | null) => {
+        clearTimeout(timer);
+        socket.off('close', onClose);
+        if (err) reject(err);
+        else resolve();
+      };
+      socket.once('close', onClose);
+      socket.write(data, (err) => finish(err ?? (socket.destroyed ? new Error('connection to the collector closed') : null)));
+    });
+  }
+
+  async #sendUdp(messages: string[]): Promise<void> {
+    await this.#backoff();
+    if (!this.#udp) {
+      const lookup = guardedLookup(this.#target.policy) as unknown as dgram.SocketOptions['lookup'];
+      this.#udp = dgram.createSocket({ type: isIP(this.#target.host) === 6 ? 'udp6' : 'udp4', lookup });
+      this.#udp.on('error', () => {});
+    }
+    const udp = this.#udp;
+    for (const m of messages) {
+      await new Promise<void>((resolve, reject) => udp.send(Buffer.from(m, 'utf8'), this.#target.port, this.#target.host, (err) => (err ? reject(err) : resolve())));
+    }
+  }
+}
