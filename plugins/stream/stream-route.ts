@@ -85,6 +85,7 @@ export function streamRoute(ctx: AppContext): ServerRoute {
       description: 'Server-Sent Events stream of the tenant\'s events',
       notes: [
         'Token in `Authorization: Bearer` or in `?token=` (for EventSource clients, which cannot set headers; the query string is never logged).',
+        `Concurrent connections per tenant: Standard ${ctx.config.rateLimit.tiers.standard.streams}, Premium ${ctx.config.rateLimit.tiers.premium.streams}, Enterprise ${ctx.config.rateLimit.tiers.enterprise.streams}; one more answers 429 rate_limited. A closed connection frees its slot at once. Opening a connection costs one rate-limit token; messages cost nothing.`,
         `Messages carry \`event:\`, \`id:\` and \`data:\` (JSON). \`retry: ${ctx.config.stream.retryMs}\` is sent once on connect; a \`heartbeat\` event ({timestamp}) every ${ctx.config.stream.heartbeatMs / 1000} s, whatever the \`events\` filter.`,
         `\`Last-Event-ID\` replays the events after that id from the last ${ctx.config.stream.replayWindowMs / 60000} minutes, then continues live without gap or duplicate. A malformed Last-Event-ID is ignored (no replay).`,
         '`webhook.test` is not streamed. A client that stops reading is disconnected once its unsent output is too large; it can reconnect with Last-Event-ID.',
@@ -101,7 +102,14 @@ export function streamRoute(ctx: AppContext): ServerRoute {
       response: { status: { 200: true } },
     },
     handler: async (request, h: ResponseToolkit) => {
-      const connection = await openStream(ctx, callerOf(request), request.query as StreamQuery, lastEventIdOf(request), () => {});
+      const caller = callerOf(request);
+      // One of the tenant's concurrent connections (429 when all are in use), freed by onClose
+      // whatever ends the connection: client close or disappearance, overflow, server stop.
+      const release = await ctx.rateLimiter.acquireStreamSlot(caller);
+      const connection = await openStream(ctx, caller, request.query as StreamQuery, lastEventIdOf(request), release).catch((err: unknown) => {
+        release();
+        throw err;
+      });
       request.events.once('disconnect', () => connection.close());
       return h
         .response(connection.stream)
