@@ -75,7 +75,7 @@ export function assertRouteRateLimits(server: Server): void {
     const limit = routeRateLimit(route);
     if (limit === undefined) continue;
     const name = `${route.method.toUpperCase()} ${route.path}`;
-    const { error } = declaration.validate(limit);
+    const { error } = declaration.validate(limit, { convert: false });
     if (error) throw new Error(`Invalid plugins.rampart.rateLimit on ${name}: ${error.message}`);
     if (limit === false) continue;
     const before = seen.get(limit.key);

@@ -127,3 +127,24 @@ test('POST /api/assets/bulk: 5 per minute per tenant, on top of the tier budget'
   t.is((await bulk(b.token, 0)).statusCode, 200, 'per tenant');
   t.is((await inject('GET', '/api/user/me', { token: a.token })).statusCode, 200, 'the tier budget still has tokens');
 });
+
+// Each route declares its own limit in its options; the payloads need not be valid: the
+// token is taken before validation and the handler, so refused or failing calls count too.
+for (const [path, perMinute, name, payload] of [
+  ['/api/scan/create', 10, 'scan-create', { asset_id: 'ast_01JD3ZZZZZZZZZZZZZZZZZZZZZ', scan_type: 'full' }],
+  ['/api/findings/export', 5, 'findings-export', { format: 'json' }],
+  ['/api/assets/bulk', 5, 'assets-bulk', { assets: [] }],
+] as const) {
+  test(`POST ${path}: ${perMinute} per minute, declared by the route`, async (t) => {
+    const { token } = await t0.tenant({ tier: 'enterprise' });
+    for (let i = 0; i < perMinute; i++) {
+      const res = await inject('POST', path, { token, payload });
+      t.not(res.statusCode, 429);
+      t.is(res.headers['x-ratelimit-remaining'], String(perMinute - 1 - i));
+      t.regex(String(res.headers['ratelimit-policy']), new RegExp(`"${name}";q=${perMinute};w=60$`));
+    }
+    const refused = await inject('POST', path, { token, payload });
+    t.is(refused.statusCode, 429);
+    t.is(refused.body.error.retry_after, 60 / perMinute);
+  });
+}
