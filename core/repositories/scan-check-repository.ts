@@ -1,0 +1,57 @@
+import type { Executor } from '../db/create-db.ts';
+
+export type CheckStatus = 'pending' | 'completed' | 'error' | 'timeout' | 'cancelled';
+
+export interface ScanCheckRow {
+  scan_id: string;
+  check_id: string;
+  seq: number;
+  plugin: string;
+  category: string;
+  status: CheckStatus;
+  error: string | null;
+  duration_ms: number | null;
+  finding_count: number;
+  completed_at: number | null;
+}
+
+/** Checks planned for a scan (one row each, so a resumed scan skips finished ones) and measured durations. */
+export const scanCheckRepository = {
+  async insertPlan(db: Executor, scanId: string, checks: Array<{ checkId: string; plugin: string; category: string }>): Promise<void> {
+    if (!checks.length) return;
+    await db('scan_checks').insert(checks.map((c, seq) => ({ scan_id: scanId, check_id: c.checkId, seq, plugin: c.plugin, category: c.category, status: 'pending', finding_count: 0 })));
+  },
+
+  async forScan(db: Executor, scanId: string): Promise<ScanCheckRow[]> {
+    return (await db('scan_checks').where({ scan_id: scanId }).orderBy('seq')) as ScanCheckRow[];
+  },
+
+  async record(db: Executor, scanId: string, checkId: string, r: { status: CheckStatus; error: string | null; durationMs: number; findingCount: number; now: number }): Promise<void> {
+    await db('scan_checks')
+      .where({ scan_id: scanId, check_id: checkId })
+      .update({ status: r.status, error: r.error?.slice(0, 500) ?? null, duration_ms: Math.round(r.durationMs), finding_count: r.findingCount, completed_at: r.now });
+  },
+
+  /** Average duration per check id (ms), from completed runs. */
+  async averages(db: Executor, checkIds: string[]): Promise<Map<string, number>> {
+    if (!checkIds.length) return new Map();
+    const rows = (await db('check_stats').whereIn('check_id', checkIds).select('check_id', 'avg_ms')) as Array<{ check_id: string; avg_ms: number }>;
+    return new Map(rows.map((r) => [r.check_id, Number(r.avg_ms)]));
+  },
+
+  /** Folds one measured duration into the running average (weight of the past capped at 19/20). */
+  async measure(db: Executor, checkId: string, durationMs: number, now: number): Promise<void> {
+    const row = (await db('check_stats').where({ check_id: checkId }).first()) as { samples: number; avg_ms: number } | undefined;
+    if (!row) {
+      try {
+        await db('check_stats').insert({ check_id: checkId, samples: 1, avg_ms: Math.round(durationMs), updated_at: now });
+      } catch {
+        // another worker inserted it first; this sample is simply dropped
+      }
+      return;
+    }
+    const n = Math.min(Number(row.samples), 19);
+    const avg = Math.round((Number(row.avg_ms) * n + durationMs) / (n + 1));
+    await db('check_stats').where({ check_id: checkId }).update({ samples: Number(row.samples) + 1, avg_ms: avg, updated_at: now });
+  },
+};

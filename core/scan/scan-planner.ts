@@ -1,0 +1,41 @@
+import type { AssetType, ScanType } from '../plugin-api.ts';
+import type { PluginRegistry } from '../plugins/plugin-registry.ts';
+import { QUICK_SEVERITIES, SCAN_TYPE_SERVED_BY } from './scan-types.ts';
+
+/** One check a scan will run, as data: what crosses into the worker pool. */
+export interface PlannedCheck {
+  checkId: string;
+  plugin: string;
+  moduleUrl: string;
+  category: string;
+  /** Admin-set plugin options (scan options are merged over them at run time). */
+  pluginOptions: Record<string, unknown>;
+}
+
+/**
+ * The scanner registry's answer to "which checks serve this scan type for this asset
+ * type": checks of scanners serving the type (see SCAN_TYPE_SERVED_BY) whose asset
+ * types include the asset's, then `quick` keeps critical/high checks and `custom` the
+ * checks of the given categories. Order: plugin name, then the plugin's own order.
+ */
+export function planChecks(registry: PluginRegistry, scanType: ScanType, assetType: AssetType, categories: readonly string[] = []): PlannedCheck[] {
+  const served = SCAN_TYPE_SERVED_BY[scanType];
+  const planned: PlannedCheck[] = [];
+  for (const entry of registry.scanners()) {
+    const scanner = entry.plugin;
+    if (served !== 'all' && !scanner.scanTypes.some((t) => served.includes(t))) continue;
+    for (const check of scanner.checks) {
+      const assetTypes = check.assetTypes ?? scanner.assetTypes;
+      if (!assetTypes.includes(assetType)) continue;
+      if (scanType === 'quick' && !QUICK_SEVERITIES.includes(check.maxSeverity)) continue;
+      if (scanType === 'custom' && !categories.includes(check.category)) continue;
+      planned.push({ checkId: check.id, plugin: scanner.name, moduleUrl: entry.moduleUrl, category: check.category, pluginOptions: entry.options });
+    }
+  }
+  return planned;
+}
+
+/** Every check category the loaded scanners offer (for `custom` validation and docs). */
+export function knownCategories(registry: PluginRegistry): string[] {
+  return [...new Set(registry.scanners().flatMap((s) => s.plugin.checks.map((c) => c.category)))].sort();
+}

@@ -1,0 +1,88 @@
+import { INSTANCE_ID } from '../events/event-consumer.ts';
+import { scanRepository } from '../repositories/scan-repository.ts';
+import { runScan, type RunningScan, type ScanRunnerDeps } from './scan-runner.ts';
+
+let claimSeq = 0;
+
+/**
+ * The worker role's scan loop: claims scans from the durable queue (priority, then
+ * age; expired leases first) up to `worker.concurrency` at a time and runs them. Each
+ * claim's lease token is unique, so a scan is never run twice at once, in this process
+ * or another. `stop()` hands running scans back (lease released) for another worker.
+ */
+export class ScanWorker {
+  readonly #d: ScanRunnerDeps;
+  readonly #active = new Map<string, RunningScan>();
+  #running = false;
+  #loop: Promise<void> | null = null;
+  #wake: (() => void) | null = null;
+
+  constructor(deps: ScanRunnerDeps) {
+    this.#d = deps;
+  }
+
+  get active(): number {
+    return this.#active.size;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#wake?.();
+    await this.#loop;
+    for (const scan of this.#active.values()) scan.stop('shutdown');
+    await Promise.all([...this.#active.values()].map((s) => s.done));
+  }
+
+  wake(): void {
+    this.#wake?.();
+  }
+
+  /** A scan was cancelled through this process's API: stop it now rather than at the next heartbeat. */
+  cancelled(scanId: string): void {
+    this.#active.get(scanId)?.stop('cancelled');
+  }
+
+  /** Claims and starts what it can now; returns how many scans were started. */
+  async claimOnce(): Promise<number> {
+    const { db, config } = this.#d;
+    let started = 0;
+    while (this.#active.size < config.worker.concurrency) {
+      const token = `${INSTANCE_ID}#s${++claimSeq}`;
+      const row = await scanRepository.claim(db, token, Date.now(), config.worker.leaseMs);
+      if (!row) break;
+      const run = runScan(this.#d, row, token);
+      this.#active.set(row.id, run);
+      started += 1;
+      void run.done.finally(() => {
+        this.#active.delete(row.id);
+        this.wake();
+      });
+    }
+    return started;
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      try {
+        await this.claimOnce();
+      } catch (err) {
+        this.#d.logger.error({ err: (err as Error).message }, 'scan claim failed; will retry');
+      }
+      if (!this.#running) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.#d.config.worker.pollIntervalMs);
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#wake = null;
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import Joi from 'joi';
+import { idPattern } from '../../core/ids.ts';
+import { pageQuery } from '../../core/http/pagination.ts';
+import { SCAN_PRIORITIES, SCAN_STATUSES } from '../../core/repositories/scan-repository.ts';
+import { SCAN_TYPES } from '../../core/scan/scan-types.ts';
+import { findingFilterKeys } from '../findings/finding-schemas.ts';
+
+const iso = Joi.string().isoDate();
+const scanType = Joi.string().valid(...SCAN_TYPES);
+const severityCounts = Joi.object({
+  critical: Joi.number().integer().min(0).required(),
+  high: Joi.number().integer().min(0).required(),
+  medium: Joi.number().integer().min(0).required(),
+  low: Joi.number().integer().min(0).required(),
+  info: Joi.number().integer().min(0).required(),
+}).label('ScanFindingSummary');
+
+export const scanIdParams = Joi.object({
+  id: Joi.string().pattern(idPattern('scn')).required().messages({ 'string.pattern.base': '{#label} is not a scan id' }),
+});
+export const scheduleIdParams = Joi.object({
+  id: Joi.string().pattern(idPattern('sch')).required().messages({ 'string.pattern.base': '{#label} is not a schedule id' }),
+});
+const assetId = Joi.string().pattern(idPattern('ast')).messages({ 'string.pattern.base': '{#label} is not an asset id' });
+
+/** `?format=flat` selects the spec's flat response variant; `wrapped` (default) the `{data}` one. */
+export const formatQuery = Joi.object({
+  format: Joi.string().valid('wrapped', 'flat').default('wrapped').description('Response variant: `wrapped` ({data:{…}}, default) or `flat` (fields at the top level).'),
+});
+
+/**
+ * Options of both variants. Variant A: follow_redirects, max_depth, timeout, enable_bruteforce
+ * (defaults applied). Variant B: depth, include_subdomains, categories. `ports` belongs to
+ * the port scanner. Anything else is a 400.
+ */
+const scanOptionKeys = {
+  follow_redirects: Joi.boolean().default(true),
+  max_depth: Joi.number().integer().min(0).max(100).default(5).description('Crawl depth for web application scans.'),
+  timeout: Joi.number().integer().min(1).max(7 * 24 * 3600).default(3600).description('Scan time limit in seconds; the scan then fails with error "timeout", keeping its findings.'),
+  enable_bruteforce: Joi.boolean().default(false),
+  depth: Joi.string().max(32).description('Variant B depth (e.g. quick, standard, deep); passed to scanners.'),
+  include_subdomains: Joi.boolean(),
+  categories: Joi.array().items(Joi.string().pattern(/^[a-z0-9_-]+$/).max(64)).max(50).unique().description('Check categories of a `custom` scan (required for it).'),
+  ports: Joi.string()
+    .max(2000)
+    .pattern(/^(top|all|top:\d{1,5}|\d{1,5}(-\d{1,5})?(,\d{1,5}(-\d{1,5})?)*)$/)
+    .description('Port scanner: `top` (default, the common ports), `top:N`, `all` (1-65535), or a list/ranges such as `22,80,8000-8100`.'),
+};
+export const scanOptions = Joi.object(scanOptionKeys).default({}).label('ScanOptions');
+const scanOptionsChange = Joi.object(scanOptionKeys).label('ScanOptions');
+
+export const createScanPayload = Joi.object({
+  asset_id: assetId.required(),
+  scan_type: scanType.required().description('Variant A: full, quick, web_app, network, api, ssl. Variant B: full, quick, custom, api_discovery, ssl, dns, port.'),
+  options: scanOptions,
+  priority: Joi.string().valid(...SCAN_PRIORITIES).default('normal'),
+  callback_url: Joi.string().uri({ scheme: ['http', 'https'] }).max(2048).description('Receives a signed POST with the final summary when the scan completes or fails.'),
+  callback_secret: Joi.string().min(16).max(200).description('Signs the callback (HMAC-SHA256); generated and returned once as callback_secret when omitted with a callback_url.'),
+}).label('CreateScan');
+
+export const createdScanSchema = Joi.object({
+  scan_id: Joi.string().required(),
+  asset_id: Joi.string().required(),
+  scan_type: scanType.required(),
+  status: Joi.string().valid('queued').required(),
+  priority: Joi.string().valid(...SCAN_PRIORITIES).required(),
+  created_at: iso.required(),
+  estimated_duration_minutes: Joi.number().integer().min(1).required(),
+  callback_secret: Joi.string().description('Only when a callback_url was given without a secret: shown once.'),
+}).label('CreatedScan');
+
+export const createdScanFlatSchema = Joi.object({
+  scan_id: Joi.string().required(),
+  status: Joi.string().valid('queued').required(),
+  created_at: iso.required(),
+  estimated_duration: Joi.number().integer().min(0).allow(null).required().description('Seconds; null until the planned checks have been measured.'),
+  callback_secret: Joi.string(),
+}).label('CreatedScanFlat');
+
+export const scanSchema = Joi.object({
+  scan_id: Joi.string().required(),
+  asset_id: Joi.string().required(),
+  asset_name: Joi.string().required(),
+  scan_type: scanType.required(),
+  status: Joi.string().valid(...SCAN_STATUSES).required(),
+  priority: Joi.string().valid(...SCAN_PRIORITIES).required(),
+  progress: Joi.number().integer().min(0).max(100).required(),
+  current_phase: Joi.string().allow(null).required(),
+  finding_summary: severityCounts.required(),
+  finding_count: Joi.number().integer().min(0).required(),
+  options: Joi.object().unknown(true).required(),
+  callback_url: Joi.string().allow(null).required(),
+  schedule_id: Joi.string().allow(null).required(),
+  error: Joi.string().allow(null).required().description('Why a failed scan failed (e.g. `timeout`).'),
+  checks: Joi.object({ total: Joi.number().integer().min(0).required(), done: Joi.number().integer().min(0).required() }).required(),
+  estimated_duration_minutes: Joi.number().integer().allow(null).required(),
+  started_at: iso.allow(null).required(),
+  completed_at: iso.allow(null).required(),
+  duration_seconds: Joi.number().integer().min(0).allow(null).required(),
+  created_at: iso.required(),
+}).label('Scan');
+
+export const scanStatusSchema = Joi.object({
+  scan_id: Joi.string().required(),
+  status: Joi.string().valid(...SCAN_STATUSES).required(),
+  progress: Joi.number().integer().min(0).max(100).required(),
+  current_phase: Joi.string().allow(null).required(),
+  eta_seconds: Joi.number().integer().min(0).allow(null).required(),
+}).label('ScanStatus');
+
+export const scanListQuery = Joi.object({
+  status: Joi.string().valid(...SCAN_STATUSES),
+  asset_id: assetId,
+  scan_type: scanType,
+  from: iso.description('Scans created at or after this time (ISO 8601).'),
+  to: iso.description('Scans created at or before this time (ISO 8601).'),
+  ...pageQuery,
+}).label('ScanListQuery');
+
+export const resultsQuery = Joi.object({ severity: findingFilterKeys.severity, ...pageQuery }).label('ScanResultsQuery');
+
+export const schedulePayload = Joi.object({
+  asset_id: assetId.required(),
+  cron: Joi.string().trim().min(9).max(120).required().description('node-cron expression: 5 fields, or 6 with seconds first; evaluated in `timezone`.'),
+  scan_type: scanType.required(),
+  name: Joi.string().trim().min(1).max(200).allow(null),
+  timezone: Joi.string().max(64).default('UTC').description('IANA time zone of the cron expression.'),
+  priority: Joi.string().valid(...SCAN_PRIORITIES).default('normal'),
+  options: scanOptions,
+  enabled: Joi.boolean().default(true),
+}).label('CreateSchedule');
+
+export const scheduleUpdatePayload = Joi.object({
+  cron: Joi.string().trim().min(9).max(120),
+  scan_type: scanType,
+  name: Joi.string().trim().min(1).max(200).allow(null),
+  timezone: Joi.string().max(64),
+  priority: Joi.string().valid(...SCAN_PRIORITIES),
+  options: scanOptionsChange.description('Replaces the options.'),
+  enabled: Joi.boolean(),
+})
+  .min(1)
+  .label('UpdateSchedule');
+
+export const scheduleSchema = Joi.object({
+  id: Joi.string().required(),
+  asset_id: Joi.string().required(),
+  name: Joi.string().allow(null).required(),
+  cron: Joi.string().required(),
+  timezone: Joi.string().required(),
+  scan_type: scanType.required(),
+  priority: Joi.string().valid(...SCAN_PRIORITIES).required(),
+  options: Joi.object().unknown(true).required(),
+  enabled: Joi.boolean().required(),
+  next_run_at: iso.allow(null).required(),
+  last_run_at: iso.allow(null).required().description('The last cron tick that queued (or tried to queue) a scan.'),
+  last_scan_id: Joi.string().allow(null).required(),
+  last_outcome: Joi.string().allow(null).required().description('`queued`, or `skipped: <code>` (e.g. scan_in_progress).'),
+  created_at: iso.required(),
+  updated_at: iso.required(),
+}).label('Schedule');
+
+export const scheduleListQuery = Joi.object({ asset_id: assetId, ...pageQuery }).label('ScheduleListQuery');
