@@ -1,0 +1,145 @@
+import { createSocket } from 'node:dgram';
+import { Resolver } from 'node:dns/promises';
+import { getServers } from 'node:dns';
+import { connect, isIP } from 'node:net';
+import * as dnsPacket from 'dns-packet';
+import type { Answer, DecodedPacket, RecordType } from 'dns-packet';
+import type { CheckContext } from '../../core/plugin-api.ts';
+
+export interface DnsServerAddress {
+  host: string;
+  port: number;
+}
+
+/** `1.2.3.4`, `1.2.3.4:5353`, `[::1]:53`, `::1` → host and port. */
+export function parseServer(value: string): DnsServerAddress {
+  const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(value);
+  if (v6) return { host: v6[1]!, port: Number(v6[2] ?? 53) };
+  if (isIP(value) === 6) return { host: value, port: 53 };
+  const [host, port] = value.split(':');
+  return { host: host!, port: Number(port ?? 53) };
+}
+
+/** The resolvers of this scan: the `resolvers` option (`ip` or `ip:port`), else the system's. */
+export function resolversOf(ctx: CheckContext): string[] {
+  const configured = ctx.options.resolvers;
+  return Array.isArray(configured) && configured.length ? configured.map(String) : getServers();
+}
+
+export function timeoutOf(ctx: CheckContext): number {
+  return Math.min(Number(ctx.options.dns_timeout_ms ?? 2000), ctx.timeoutMs);
+}
+
+/** A node:dns Resolver on the scan's resolvers (A/AAAA/TXT/CAA/NS/CNAME). */
+export function resolverFor(ctx: CheckContext): Resolver {
+  const r = new Resolver({ timeout: timeoutOf(ctx), tries: 2 });
+  r.setServers(resolversOf(ctx));
+  ctx.signal.addEventListener('abort', () => r.cancel(), { once: true });
+  return r;
+}
+
+/** What a lookup error means: NXDOMAIN and NODATA are answers; everything else is not knowing. */
+export function outcomeOf(err: unknown): 'nxdomain' | 'nodata' | 'error' {
+  const code = (err as { code?: string })?.code;
+  return code === 'ENOTFOUND' ? 'nxdomain' : code === 'ENODATA' ? 'nodata' : 'error';
+}
+
+/** Resolves, mapping NXDOMAIN/NODATA to an empty list and rethrowing real failures. */
+export async function resolveOrEmpty<T>(lookup: Promise<T[]>): Promise<T[]> {
+  try {
+    return await lookup;
+  } catch (err) {
+    if (outcomeOf(err) !== 'error') return [];
+    throw err;
+  }
+}
+
+export interface RawAnswer {
+  rcode: string;
+  packet: DecodedPacket;
+}
+
+/** One query with dns-packet over UDP (for DO-bit/DNSSEC types node:dns cannot ask). */
+export function rawQuery(ctx: CheckContext, server: DnsServerAddress, name: string, type: RecordType, dnssecOk = false): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket(isIP(server.host) === 6 ? 'udp6' : 'udp4');
+    const id = Math.floor(Math.random() * 65535);
+    const query = dnsPacket.encode({
+      type: 'query',
+      id,
+      flags: dnsPacket.RECURSION_DESIRED,
+      questions: [{ type, name }],
+      additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 4096, flags: dnssecOk ? dnsPacket.DNSSEC_OK : 0 } as unknown as Answer],
+    });
+    const done = (fn: () => void) => {
+      clearTimeout(timer);
+      socket.close();
+      fn();
+    };
+    const timer = setTimeout(() => done(() => reject(new Error(`no answer from ${server.host}:${server.port} for ${name} ${type}`))), timeoutOf(ctx));
+    socket.on('message', (msg) => {
+      const packet = dnsPacket.decode(msg);
+      if (packet.id !== id) return;
+      done(() => resolve({ rcode: (packet as unknown as { rcode: string }).rcode, packet }));
+    });
+    socket.on('error', (err) => done(() => reject(err)));
+    socket.send(query, server.port, server.host);
+  });
+}
+
+export interface ZoneTransfer {
+  /** `transferred` when the server sent the zone between two SOAs. */
+  status: 'transferred' | 'refused';
+  rcode: string;
+  records: Answer[];
+}
+
+/**
+ * AXFR over TCP (RFC 5936): length-prefixed messages until the closing SOA. Any rcode
+ * but NOERROR, or an answer without the opening SOA, is a refusal.
+ */
+export function zoneTransfer(ctx: CheckContext, server: DnsServerAddress, zone: string): Promise<ZoneTransfer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: server.host, port: server.port });
+    const records: Answer[] = [];
+    let buf = Buffer.alloc(0);
+    let soaSeen = 0;
+    const finish = (fn: () => void) => {
+      clearTimeout(timer);
+      socket.destroy();
+      fn();
+    };
+    const timer = setTimeout(() => finish(() => reject(new Error(`AXFR from ${server.host}:${server.port} timed out`))), Math.max(timeoutOf(ctx), 3000));
+    socket.on('connect', () => socket.write(dnsPacket.streamEncode({ type: 'query', id: 1, flags: 0, questions: [{ type: 'AXFR', name: zone }] })));
+    socket.on('data', (chunk) => {
+      buf = Buffer.concat([buf, chunk]);
+      while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+        const len = buf.readUInt16BE(0);
+        const packet = dnsPacket.decode(buf.subarray(2, 2 + len));
+        buf = buf.subarray(2 + len);
+        const rcode = (packet as unknown as { rcode: string }).rcode;
+        if (rcode !== 'NOERROR' || (!records.length && packet.answers?.[0]?.type !== 'SOA')) {
+          return finish(() => resolve({ status: 'refused', rcode, records: [] }));
+        }
+        for (const a of packet.answers ?? []) {
+          records.push(a);
+          if (a.type === 'SOA' && ++soaSeen === 2) return finish(() => resolve({ status: 'transferred', rcode, records }));
+        }
+        if (records.length > 100_000) return finish(() => resolve({ status: 'transferred', rcode, records }));
+      }
+    });
+    socket.on('end', () => finish(() => resolve({ status: 'refused', rcode: records.length ? 'INCOMPLETE' : 'CLOSED', records: [] })));
+    socket.on('error', (err) => finish(() => reject(err)));
+  });
+}
+
+/** The domain of a target (domain assets only; URL assets use their host name). */
+export function domainOf(ctx: CheckContext, target: { assetType: string; name: string; host?: string }): string | null {
+  const name = (target.assetType === 'domain' ? target.name : target.host ?? '').toLowerCase().replace(/\.$/, '');
+  if (!name || isIP(name)) return null;
+  if (!ctx.inScope(name)) {
+    ctx.log('WARN', `${name} is outside the scan scope`);
+    return null;
+  }
+  return name;
+}
