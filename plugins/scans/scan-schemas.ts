@@ -46,7 +46,7 @@ const scanOptionKeys = {
     .pattern(/^(top|all|top:\d{1,5}|\d{1,5}(-\d{1,5})?(,\d{1,5}(-\d{1,5})?)*)$/)
     .description('Port scanner: `top` (default, the common ports), `top:N`, `all` (1-65535), or a list/ranges such as `22,80,8000-8100`.'),
 };
-export const scanOptions = Joi.object(scanOptionKeys).default({}).label('ScanOptions');
+export const scanOptions = Joi.object(scanOptionKeys).default().label('ScanOptions');
 const scanOptionsChange = Joi.object(scanOptionKeys).label('ScanOptions');
 
 export const createScanPayload = Joi.object({
