@@ -25,6 +25,11 @@ export class ScanWorker {
     return this.#active.size;
   }
 
+  /** Whether this process is running the scan now. */
+  runs(scanId: string): boolean {
+    return this.#active.has(scanId);
+  }
+
   start(): void {
     if (this.#running) return;
     this.#running = true;
