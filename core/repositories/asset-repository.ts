@@ -117,9 +117,10 @@ export const assetRepository = {
   /** Inserts assets and their tag rows; a duplicate name_key raises a unique violation. */
   async insertMany(db: Executor, assets: NewAsset[]): Promise<void> {
     if (!assets.length) return;
-    await db('assets').insert(assets.map(rowOf));
+    // Chunks: knex writes a multi-row insert on SQLite as a compound SELECT (at most 500 terms).
+    for (let i = 0; i < assets.length; i += 200) await db('assets').insert(assets.slice(i, i + 200).map(rowOf));
     const tags = assets.flatMap((a) => a.tags.map((tag) => ({ asset_id: a.id, tenant_id: a.tenantId, tag })));
-    for (let i = 0; i < tags.length; i += 500) await db('asset_tags').insert(tags.slice(i, i + 500));
+    for (let i = 0; i < tags.length; i += 200) await db('asset_tags').insert(tags.slice(i, i + 200));
   },
 
   async findById(db: Executor, tenantId: string, id: string, forUpdate = false): Promise<AssetRow | null> {
