@@ -30,7 +30,7 @@ export const securityHeaders: ScannerCheck = {
     const framing = missing.some((m) => m.startsWith('Content-Security') || m.startsWith('X-Frame'));
     const seen = { 'content-security-policy': csp ?? null, 'x-frame-options': xfo ?? null, 'x-content-type-options': xcto ?? null, 'referrer-policy': referrer ?? null };
     ctx.report({
-      title: `Missing security headers: ${missing.map((m) => m.split(' ')[0]).join(', ')}`,
+      title: `Missing security headers: ${missing.map((m) => m.split(/[ :]/)[0]).join(', ')}`,
       cvss_vector: framing ? 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:U/C:N/I:L/A:N' : 'CVSS:3.1/AV:N/AC:H/PR:N/UI:R/S:U/C:L/I:N/A:N',
       description: `${url} answered without: ${missing.join('; ')}. Without them browsers allow framing (clickjacking), MIME sniffing and unrestricted script sources.`,
       remediation: "Send Content-Security-Policy (with frame-ancestors 'self'), X-Content-Type-Options: nosniff and Referrer-Policy: strict-origin-when-cross-origin on HTML responses.",

@@ -1,0 +1,49 @@
+import test from 'ava';
+import { createTestApp, type TestApp } from '../_helpers/test-app.ts';
+import { createAsset, waitForScan } from '../_helpers/scan-helpers.ts';
+import { startHttpTarget, type HttpTarget } from '../_helpers/http-target.ts';
+import { badSite } from '../_helpers/web-sites.ts';
+
+let t0: TestApp;
+let site: HttpTarget;
+
+test.before(async () => {
+  site = await startHttpTarget(badSite);
+  // Every built-in scanner, the real engine and worker pool. A generous lease: 25 checks on a
+  // busy 2-core CI box must not look like a lost worker.
+  t0 = await createTestApp({ scans: { worker: { leaseMs: 30_000, heartbeatMs: 500 } } });
+  await t0.ctx.scans.start(['worker']);
+});
+test.after.always(async () => {
+  await t0?.close();
+  await site?.close();
+});
+
+test('a full scan of a URL asset finds what the test site was built to expose, and nothing else', async (t) => {
+  const assetId = await createAsset(t0, `${site.url}/`, 'url');
+  // Only the site's own port is port-scanned: other loopback listeners (the database) are not the site.
+  const res = await t0.request('POST', '/api/scan/create', { payload: { asset_id: assetId, scan_type: 'full', options: { ports: String(site.port), max_depth: 3 } } });
+  t.is(res.statusCode, 201, res.raw);
+  const scan = await waitForScan(t0, res.body.data.scan_id, undefined, 90_000);
+  const checks = await t0.ctx.db('scan_checks').where({ scan_id: scan.scan_id });
+  t.is(scan.status, 'completed', JSON.stringify({ scan, checks }));
+  const byId = Object.fromEntries(checks.map((c: { check_id: string; status: string; error: string | null }) => [c.check_id, c]));
+  // full runs every check for a URL asset (no dns: domain only), and none failed.
+  t.truthy(byId['ssl:protocol-versions'] && byId['web_app:cors'] && byId['api_discovery:openapi'] && byId['port:tcp-services']);
+  t.falsy(Object.keys(byId).find((id) => id.startsWith('dns:') || id.startsWith('network:')));
+  t.deepEqual(checks.filter((c: { status: string }) => c.status !== 'completed').map((c: { check_id: string; error: string }) => `${c.check_id}: ${c.error}`), []);
+
+  t.log(checks.map((c: { check_id: string; duration_ms: number }) => `${c.check_id} ${c.duration_ms}`).join('\n'));
+  const results = await t0.request('GET', `/api/scan/${scan.scan_id}/results?per_page=100`);
+  const found = (results.body.data as Array<{ title: string; severity: string }>).map((f) => f.title).sort();
+  t.deepEqual(found, [
+    'CORS reflects arbitrary origins with credentials (Origin: https://rampart-cors-probe.invalid)',
+    'Cookies without protective attributes: sid',
+    'Directory listing at /files/',
+    'HTTP TRACE method enabled',
+    'Missing security headers: Content-Security-Policy, X-Frame-Options, X-Content-Type-Options, Referrer-Policy',
+    'Open redirect via next on /login',
+    `Open port ${site.port}/tcp (http)`,
+    'Version disclosed: Apache/2.4.41 (Ubuntu), PHP/7.4.3',
+  ].sort());
+});
