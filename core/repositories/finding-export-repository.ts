@@ -2,7 +2,7 @@ import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { dialectOf, type Db, type Executor } from '../db/create-db.ts';
 import type { Severity } from '../services/cvss.ts';
-import { SEVERITIES } from '../services/risk-score.ts';
+import { SEVERITIES, severityOfRank } from '../services/risk-score.ts';
 import {
   FINDING_STATUSES, findingRepository, toFindingRecord, type FindingFilters, type FindingRecord, type FindingRow, type FindingSort, type FindingStatus,
 } from './finding-repository.ts';
@@ -90,17 +90,18 @@ export const findingExportRepository = {
       base().join('finding_status_history as h', 'h.finding_id', 'findings.id')
         .where('h.new_status', 'resolved').whereNotNull('h.old_status').where('h.changed_at', '>=', since);
     const [grid, newDays, resolvedDays, resolvedTotal] = await Promise.all([
-      base().groupBy('findings.status', 'findings.severity').select('findings.status as status', 'findings.severity as severity').count({ n: '*' }),
+      // Grouped by rank, not name: the (tenant, status, severity_rank) index covers it.
+      base().groupBy('findings.status', 'findings.severity_rank').select('findings.status as status', 'findings.severity_rank as rank').count({ n: '*' }),
       base().where('findings.created_at', '>=', since).select(dayIndex(db, 'findings.created_at', since)).count({ n: '*' }).groupBy('d'),
       resolvedMoves().select(dayIndex(db, 'h.changed_at', since)).countDistinct({ n: 'findings.id' }).groupBy('d'),
       resolvedMoves().countDistinct({ n: 'findings.id' }).first(),
-    ]) as [Array<{ status: FindingStatus; severity: Severity } & Count>, Array<{ d: number | string } & Count>, Array<{ d: number | string } & Count>, Count | undefined];
+    ]) as [Array<{ status: FindingStatus; rank: number } & Count>, Array<{ d: number | string } & Count>, Array<{ d: number | string } & Count>, Count | undefined];
     const by_severity = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
     const by_status = Object.fromEntries(FINDING_STATUSES.map((s) => [s, 0])) as Record<FindingStatus, number>;
     let total = 0;
     for (const cell of grid) {
       total += Number(cell.n);
-      by_severity[cell.severity] += Number(cell.n);
+      by_severity[severityOfRank(Number(cell.rank))] += Number(cell.n);
       by_status[cell.status] += Number(cell.n);
     }
     const trend = Array.from({ length: 30 }, (_, i) => ({ day: new Date(since + (i + 1) * DAY_MS).toISOString().slice(0, 10), new: 0, resolved: 0 }));

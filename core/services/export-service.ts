@@ -137,7 +137,10 @@ export class ExportService {
     return { stream: createReadStream(path), contentType: CONTENT_TYPES[job.format], fileName: `findings-${job.id}.${EXTENSION[job.format]}`, sizeBytes };
   }
 
-  /** Writes a claimed job's file (temp name, then rename) and records the outcome. */
+  /**
+   * Writes a claimed job's file (temp name, then rename) and records the outcome
+   * (completed or failed). Throws only when `signal` aborted it (shutdown, lost lease).
+   */
   async run(job: ExportJob, workerId: string, signal: AbortSignal): Promise<void> {
     const relative = join(job.tenantId, `${job.id}.${EXTENSION[job.format]}`);
     const target = join(this.directory, relative);
@@ -157,7 +160,7 @@ export class ExportService {
       });
       if (!ok) await rm(target, { force: true });
     } catch (err) {
-      await rm(partial, { force: true });
+      await rm(partial, { force: true }).catch(() => {});
       if (signal.aborted) throw err;
       this.logger.error({ err: { message: (err as Error).message }, export_id: job.id }, 'background export failed');
       await exportRepository.fail(this.db, job.id, workerId, 'The export could not be written.', Date.now());

@@ -91,9 +91,13 @@ export class ExportWorker {
     }, Math.max(500, Math.floor(this.config.leaseMs / 3)));
     try {
       await this.service.run(job, this.id, abort.signal);
-    } catch {
-      // Only an abort reaches here: shutting down (requeue) or the lease was lost (another worker owns it).
+    } catch (err) {
+      // Shutting down: give the job back. Lease lost: another worker owns it now.
       if (this.stopped) await exportRepository.requeue(this.db, job.id, this.id, Date.now());
+      else if (!abort.signal.aborted) {
+        this.logger.error({ err: { message: (err as Error).message }, export_id: job.id }, 'export job failed');
+        await exportRepository.fail(this.db, job.id, this.id, 'The export could not be written.', Date.now());
+      }
     } finally {
       clearInterval(renew);
       this.abort = null;
