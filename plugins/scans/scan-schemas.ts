@@ -31,7 +31,7 @@ export const formatQuery = Joi.object({
 /**
  * Options of both variants. Variant A: follow_redirects, max_depth, timeout, enable_bruteforce
  * (defaults applied). Variant B: depth, include_subdomains, categories. `ports` belongs to
- * the port scanner. Anything else is a 400.
+ * the port scanner, `resolvers` to the dns scanner. Anything else is a 400.
  */
 const scanOptionKeys = {
   follow_redirects: Joi.boolean().default(true),
@@ -45,6 +45,10 @@ const scanOptionKeys = {
     .max(2000)
     .pattern(/^(top|all|top:\d{1,5}|\d{1,5}(-\d{1,5})?(,\d{1,5}(-\d{1,5})?)*)$/)
     .description('Port scanner: `top` (default, the common ports), `top:N`, `all` (1-65535), or a list/ranges such as `22,80,8000-8100`.'),
+  resolvers: Joi.array()
+    .items(Joi.string().max(64).pattern(/^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-fA-F:.]+\](:\d{1,5})?|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$/))
+    .max(5)
+    .description('DNS scanner: resolvers to ask (`ip`, `ip:port` or `[ipv6]:port`); default the system resolvers.'),
 };
 export const scanOptions = Joi.object(scanOptionKeys).default().label('ScanOptions');
 const scanOptionsChange = Joi.object(scanOptionKeys).label('ScanOptions');

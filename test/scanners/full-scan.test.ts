@@ -3,12 +3,26 @@ import { createTestApp, type TestApp } from '../_helpers/test-app.ts';
 import { createAsset, waitForScan } from '../_helpers/scan-helpers.ts';
 import { startHttpTarget, type HttpTarget } from '../_helpers/http-target.ts';
 import { badSite } from '../_helpers/web-sites.ts';
+import { startDnsServer, type TestDnsServer } from '../_helpers/dns-server.ts';
 
 let t0: TestApp;
 let site: HttpTarget;
+let dns: TestDnsServer;
 
 test.before(async () => {
   site = await startHttpTarget(badSite);
+  dns = await startDnsServer([
+    {
+      name: 'mail-only.test',
+      signed: true,
+      records: [
+        { type: 'A', name: 'mail-only.test', ttl: 60, data: '127.0.0.1' },
+        { type: 'TXT', name: 'mail-only.test', ttl: 60, data: 'v=spf1 ?all' },
+        { type: 'TXT', name: '_dmarc.mail-only.test', ttl: 60, data: 'v=DMARC1; p=reject' },
+        { type: 'CAA', name: 'mail-only.test', ttl: 60, data: { flags: 0, tag: 'issue', value: 'letsencrypt.org' } },
+      ],
+    },
+  ]);
   // Every built-in scanner, the real engine and worker pool. A generous lease: 25 checks on a
   // busy 2-core CI box must not look like a lost worker.
   t0 = await createTestApp({ scans: { worker: { leaseMs: 30_000, heartbeatMs: 500 } } });
@@ -17,6 +31,7 @@ test.before(async () => {
 test.after.always(async () => {
   await t0?.close();
   await site?.close();
+  await dns?.close();
 });
 
 test('a full scan of a URL asset finds what the test site was built to expose, and nothing else', async (t) => {
@@ -46,4 +61,17 @@ test('a full scan of a URL asset finds what the test site was built to expose, a
     `Open port ${site.port}/tcp (http)`,
     'Version disclosed: Apache/2.4.41 (Ubuntu), PHP/7.4.3',
   ].sort());
+});
+
+test('a dns scan of a domain asset asks the resolvers given in the scan options', async (t) => {
+  const assetId = await createAsset(t0, 'mail-only.test', 'domain');
+  const res = await t0.request('POST', '/api/scan/create', { payload: { asset_id: assetId, scan_type: 'dns', options: { resolvers: [dns.address] } } });
+  t.is(res.statusCode, 201, res.raw);
+  const scan = await waitForScan(t0, res.body.data.scan_id, undefined, 60_000);
+  t.is(scan.status, 'completed', JSON.stringify(scan));
+  const results = await t0.request('GET', `/api/scan/${scan.scan_id}/results?per_page=100`);
+  // The zone has one problem (?all); it is signed, has DMARC and CAA, and no NS (no AXFR tried).
+  t.deepEqual((results.body.data as Array<{ title: string }>).map((f) => f.title), ['Weak SPF record: `?all` (neutral) gives receivers no policy']);
+  t.true(dns.queries.some((q) => q.name === '_dmarc.mail-only.test'));
+  t.is((await t0.request('POST', '/api/scan/create', { payload: { asset_id: assetId, scan_type: 'dns', options: { resolvers: ['not-an-ip'] } } })).statusCode, 400);
 });
