@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import test from 'ava';
 import { exportRepository } from '../../../core/repositories/export-repository.ts';
 import { newId } from '../../../core/ids.ts';
+import { DEFAULT_RATE_LIMITS } from '../../_helpers/rate-limit-config.ts';
 import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
 
-// Every non-empty export runs in the background here.
+// Every non-empty export runs in the background here, under the production rate limits.
 let t0: TestApp;
 let dir: string;
 test.before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'rampart-export-worker-'));
-  t0 = await createTestApp({ exports: { directory: dir, syncMaxRows: 0, maxPendingPerTenant: 10 } });
+  t0 = await createTestApp({ exports: { directory: dir, syncMaxRows: 0, maxPendingPerTenant: 10 }, rateLimit: DEFAULT_RATE_LIMITS });
 });
 test.after.always(async () => {
   await t0?.close();
@@ -103,4 +104,19 @@ test.serial('the sweep deletes expired files and leaves live ones', async (t) =>
   const download = await t0.request('GET', `/api/findings/exports/${ids[1]}/download`, { token: tenant.token });
   t.is(download.statusCode, 200);
   t.is((await t0.request('GET', `/api/findings/exports/${ids[0]}/download`, { token: tenant.token })).statusCode, 410);
+});
+
+test('POST /api/findings/export allows 5 requests per minute per tenant, then 429', async (t) => {
+  const tenant = await t0.tenant({ tier: 'enterprise' });
+  for (let i = 0; i < 5; i++) {
+    const res = await t0.request('POST', '/api/findings/export', { token: tenant.token, payload: { format: 'json' } });
+    t.is(res.statusCode, 200, `request ${i + 1}`);
+  }
+  const limited = await t0.request('POST', '/api/findings/export', { token: tenant.token, payload: { format: 'json' } });
+  t.is(limited.statusCode, 429);
+  t.is(limited.body.error.code, 'rate_limited');
+  t.true(Number(limited.headers['retry-after']) >= 1);
+  // Another tenant has its own budget.
+  const other = await t0.tenant({ tier: 'enterprise' });
+  t.is((await t0.request('POST', '/api/findings/export', { token: other.token, payload: { format: 'json' } })).statusCode, 200);
 });
