@@ -6,13 +6,14 @@ import { createTestDatabase } from '../_helpers/test-db.ts';
 // Boots the real entry point (`npm start`) over a real socket, as an operator would.
 
 test('starts, serves health, authenticates with BOOTSTRAP_ADMIN_TOKEN, stops on SIGTERM', async (t) => {
+  t.timeout(180_000);
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
   const port = await freePort();
   const token = generateToken();
   const service = startService({ DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', BOOTSTRAP_ADMIN_TOKEN: token, LOG_LEVEL: 'info' });
   t.teardown(() => void service.child.kill('SIGKILL'));
-  await service.waitFor(/Rampart listening/);
+  await service.waitFor(/Rampart listening/, 150_000);
 
   const health = await fetch(`http://127.0.0.1:${port}/api/health`);
   t.is(health.status, 200);
@@ -33,12 +34,13 @@ test('starts, serves health, authenticates with BOOTSTRAP_ADMIN_TOKEN, stops on 
 });
 
 test('without BOOTSTRAP_ADMIN_TOKEN a random admin token is printed once and works', async (t) => {
+  t.timeout(180_000);
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
   const port = await freePort();
   const service = startService({ DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
   t.teardown(() => void service.child.kill('SIGKILL'));
-  await service.waitFor(/Rampart listening/);
+  await service.waitFor(/Rampart listening/, 150_000);
   const tokens = service.output().match(/rmp_[A-Za-z0-9_-]{43}/g) ?? [];
   t.is(tokens.length, 1);
   const me = await fetch(`http://127.0.0.1:${port}/api/user/me`, { headers: { authorization: `Bearer ${tokens[0]}` } });
@@ -48,12 +50,14 @@ test('without BOOTSTRAP_ADMIN_TOKEN a random admin token is printed once and wor
 });
 
 test('a bad configuration value stops start-up naming the key', async (t) => {
+  t.timeout(180_000);
   const service = startService({ PORT: 'eighty', DATABASE_URL: 'sqlite::memory:' });
   t.is(await service.exited, 1);
   t.regex(service.output(), /Invalid configuration: server\.port \(from PORT\)/);
 });
 
 test('a plugin that cannot load stops start-up naming it', async (t) => {
+  t.timeout(180_000);
   const port = await freePort();
   const service = startService({
     PORT: String(port),
