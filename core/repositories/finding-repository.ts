@@ -166,13 +166,24 @@ export const findingRepository = {
     return q.join('assets', 'assets.id', 'findings.asset_id').select('findings.*', 'assets.name as asset_name', 'assets.type as asset_type');
   },
 
-  ordered(q: Knex.QueryBuilder, sort: FindingSort): Knex.QueryBuilder {
-    return q.orderBy([{ column: SORT_COLUMN[sort.sortBy], order: sort.sortOrder }, { column: 'findings.id', order: sort.sortOrder }]);
+  /**
+   * Orders by the sort key, ties by id. With a selective filter (one asset or scan) on
+   * SQLite, `+column` keeps the planner from walking the tenant-wide sort index and
+   * filtering a million rows: it uses the asset/scan index and sorts the few matches.
+   * (MariaDB keeps index statistics and chooses well by itself.)
+   */
+  ordered(q: Knex.QueryBuilder, sort: FindingSort, unindexedSort = false): Knex.QueryBuilder {
+    const dir = sort.sortOrder === 'asc' ? 'asc' : 'desc';
+    if (unindexedSort) {
+      return q.orderByRaw(`+?? ${dir}, +?? ${dir}`, [SORT_COLUMN[sort.sortBy], 'findings.id']);
+    }
+    return q.orderBy([{ column: SORT_COLUMN[sort.sortBy], order: dir }, { column: 'findings.id', order: dir }]);
   },
 
   /** Filtered, joined and ordered: what a list page or an export reads. */
   listQuery(db: Executor, tenantId: string, filters: FindingFilters, sort: FindingSort): Knex.QueryBuilder {
-    return this.ordered(this.withAsset(this.query(db, tenantId, filters)), sort);
+    const selective = Boolean(filters.asset_id || filters.scan_id) && dialectOf(db) === 'sqlite';
+    return this.ordered(this.withAsset(this.query(db, tenantId, filters)), sort, selective);
   },
 
   async list(db: Executor, tenantId: string, filters: FindingFilters, sort: FindingSort, page: PageRequest): Promise<Page<FindingRow>> {
