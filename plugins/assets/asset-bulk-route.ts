@@ -26,7 +26,7 @@ export function assetBulkRoute(ctx: AppContext): ServerRoute {
         '(row = 1-based position among data rows, the CSV header not counted; codes such as invalid_type, invalid_domain, asset_exists, duplicate_in_import, invalid_row). ' +
         `Limits: ${maxRows} rows and ${maxBytes} bytes per request (configurable, assets.bulk); beyond them the answer is 413 payload_too_large and nothing is imported. ` +
         'A body that cannot be read at all (malformed JSON or CSV, wrong header) is a 400 and imports nothing: the import is one transaction. Emits asset.created per imported asset. Rate limit: 5 requests per minute.',
-      plugins: { rampart: { rateLimit: endpointLimit('assets-bulk', 5), errors: [413, 415] } },
+      plugins: { rampart: { rateLimit: endpointLimit('assets-bulk', 5), errors: [413] } },
       payload: { output: 'stream', parse: false, maxBytes, allow: ['application/json', 'text/csv'] },
       // The body is a stream (hapi cannot joi-validate it): every row is validated by the import itself.
       validate: { query: Joi.object({}) },
