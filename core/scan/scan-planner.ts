@@ -1,6 +1,6 @@
 import type { AssetType, ScanType } from '../plugin-api.ts';
 import type { PluginRegistry } from '../plugins/plugin-registry.ts';
-import { QUICK_SEVERITIES, SCAN_TYPE_SERVED_BY } from './scan-types.ts';
+import { QUICK_SEVERITIES, SCAN_TYPE_SERVED_BY, SUPERSEDES } from './scan-types.ts';
 
 /** One check a scan will run, as data: what crosses into the worker pool. */
 export interface PlannedCheck {
@@ -32,7 +32,8 @@ export function planChecks(registry: PluginRegistry, scanType: ScanType, assetTy
       planned.push({ checkId: check.id, plugin: scanner.name, moduleUrl: entry.moduleUrl, category: check.category, pluginOptions: entry.options });
     }
   }
-  return planned;
+  const replaced = new Set(planned.map((p) => SUPERSEDES[p.checkId]).filter(Boolean));
+  return planned.filter((p) => !replaced.has(p.checkId));
 }
 
 /** Every check category the loaded scanners offer (for `custom` validation and docs). */

@@ -26,6 +26,13 @@ export const SCAN_TYPE_SERVED_BY: Record<ScanType, 'all' | readonly ScanType[]> 
   port: ['port'],
 };
 
+/**
+ * When both checks are planned, the key's check replaces the value's: the same work done
+ * better. `network:services` discovers live hosts first, then runs the port scan on each,
+ * so a bare port scan of every address of the network would repeat its findings.
+ */
+export const SUPERSEDES: Readonly<Record<string, string>> = { 'network:services': 'port:tcp-services' };
+
 /** `quick` keeps checks whose most severe finding can be one of these. */
 export const QUICK_SEVERITIES: readonly Severity[] = ['critical', 'high'];
 
