@@ -32,6 +32,11 @@ export const scanCheckRepository = {
       .update({ status: r.status, error: r.error?.slice(0, 500) ?? null, duration_ms: Math.round(r.durationMs), finding_count: r.findingCount, completed_at: r.now });
   },
 
+  async finishedCount(db: Executor, scanId: string): Promise<number> {
+    const row = (await db('scan_checks').where({ scan_id: scanId }).whereNot({ status: 'pending' }).count({ n: '*' }).first()) as { n: number | string } | undefined;
+    return Number(row?.n ?? 0);
+  },
+
   /** Average duration per check id (ms), from completed runs. */
   async averages(db: Executor, checkIds: string[]): Promise<Map<string, number>> {
     if (!checkIds.length) return new Map();

@@ -6,6 +6,7 @@ import { changeClock } from '../repositories/change-clock.ts';
 import { scanFindingRepository } from '../repositories/scan-finding-repository.ts';
 import { scanRepository, type ScanRow } from '../repositories/scan-repository.ts';
 import { toIso } from '../time.ts';
+import { retryOnDeadlock } from './retry-deadlock.ts';
 import { durationSeconds } from './scan-views.ts';
 
 /**
@@ -15,7 +16,7 @@ import { durationSeconds } from './scan-views.ts';
  */
 export async function finishScan(deps: { db: Db; outbox: Outbox }, row: ScanRow, token: string, status: 'completed' | 'failed', error: string | null): Promise<boolean> {
   const now = Date.now();
-  return deps.outbox.transaction(async ({ trx, emit }) => {
+  return retryOnDeadlock(() => deps.outbox.transaction(async ({ trx, emit }) => {
     const { summary, total } = await scanFindingRepository.summary(trx, row.id);
     const changes: Record<string, unknown> = {
       status, error, active_asset_id: null, completed_at: now, updated_at: now, locked_until: 0,
@@ -48,5 +49,5 @@ export async function finishScan(deps: { db: Db; outbox: Outbox }, row: ScanRow,
     await changeClock.markChanged(trx, row.tenant_id, 'scans', now);
     await changeClock.markChanged(trx, row.tenant_id, 'assets', now);
     return true;
-  });
+  }));
 }

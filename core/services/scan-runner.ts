@@ -17,6 +17,7 @@ import type { FindingService } from './finding-service.ts';
 import { finishScan } from './scan-finish.ts';
 import { progressOf } from './scan-progress.ts';
 import { recordScanFindings } from './scan-findings.ts';
+import { retryOnDeadlock } from './retry-deadlock.ts';
 
 export type StopReason = 'cancelled' | 'timeout' | 'lost' | 'shutdown';
 
@@ -94,6 +95,12 @@ async function execute(deps: ScanRunnerDeps, row: ScanRow, token: string, signal
   const deadlineTimer = setTimeout(() => stop('timeout'), Math.max(0, deadline - Date.now()));
   try {
     await runChecks(deps, row, token, checks, averages, { target, scope, options, deadline, signal });
+  } catch (err) {
+    // Unrecoverable (the database kept failing): the scan fails with the reason, never stays running.
+    logger.error({ scan_id: row.id, err: (err as Error).message }, 'scan failed on an internal error');
+    stop('lost');
+    await finishScan(deps, row, token, 'failed', `internal error: ${(err as Error).message}`.slice(0, 500)).catch(() => undefined);
+    return;
   } finally {
     clearInterval(heartbeat);
     clearTimeout(deadlineTimer);
@@ -126,6 +133,7 @@ interface RunContext {
 async function runChecks(deps: ScanRunnerDeps, row: ScanRow, token: string, checks: ScanCheckRow[], averages: Map<string, number>, run: RunContext): Promise<void> {
   const queue = checks.filter((c) => c.status === 'pending');
   const state = checks.map((c) => ({ ...c }));
+  let recorded: Promise<unknown> = Promise.resolve();
   const worker = async () => {
     for (let next = queue.shift(); next && !run.signal.aborted; next = queue.shift()) {
       const check = next;
@@ -140,7 +148,10 @@ async function runChecks(deps: ScanRunnerDeps, row: ScanRow, token: string, chec
       const mine = state.find((c) => c.check_id === check.check_id)!;
       mine.status = attempt.status;
       mine.duration_ms = attempt.durationMs;
-      await recordAttempt(deps, row, token, attempt, state, averages);
+      // One scan's attempts are recorded one at a time (they touch the same rows).
+      const record = recorded.then(() => retryOnDeadlock(() => recordAttempt(deps, row, token, attempt, state, averages)));
+      recorded = record.catch(() => undefined);
+      await record;
     }
   };
   await Promise.all(Array.from({ length: Math.min(deps.config.pool.checkConcurrency, queue.length) }, worker));
@@ -159,7 +170,7 @@ async function recordAttempt(deps: ScanRunnerDeps, row: ScanRow, token: string, 
     await scanCheckRepository.record(trx, row.id, attempt.checkId, { status: attempt.status, error, durationMs: attempt.durationMs, findingCount: attempt.findings.length, now });
     if (attempt.status === 'completed') await scanCheckRepository.measure(trx, attempt.checkId, attempt.durationMs, now);
     const { summary, total } = await scanFindingRepository.summary(trx, row.id);
-    await scanRepository.update(trx, row.id, { finding_summary: toJson(summary), finding_count: total, checks_done: state.filter((c) => c.status !== 'pending').length, updated_at: now });
+    await scanRepository.update(trx, row.id, { finding_summary: toJson(summary), finding_count: total, checks_done: await scanCheckRepository.finishedCount(trx, row.id), updated_at: now });
     const view = progressOf(state, averages, deps.config.pool.checkConcurrency);
     const current = (await trx('scans').where({ id: row.id }).first('progress_emitted_at')) as { progress_emitted_at: number } | undefined;
     const emitNow = now - Number(current?.progress_emitted_at ?? 0) >= deps.config.progressIntervalMs;

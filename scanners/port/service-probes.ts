@@ -145,8 +145,9 @@ export async function probeService(host: string, port: number, opts: ProbeOption
     }
     const payload = probe === 'http' ? `HEAD / HTTP/1.0\r\nHost: ${host}\r\n\r\n` : probe === 'redis' ? 'PING\r\n' : PG_SSL_REQUEST;
     const r = await exchange(host, port, { payload, waitMs: wait, signal: opts.signal, maxBytes: 2048 });
-    const found = classifyReply(r.data, probe === 'http' ? 'http' : probe, false);
-    if (found) return found;
+    // A service that greets first may only have spoken after the greeting wait: its greeting still tells.
+    const found = classifyReply(r.data, probe === 'http' ? 'http' : probe, false) ?? classifyGreeting(r.data, port);
+    if (found && found.service !== 'unknown') return found;
   }
   return { service: 'unknown', banner: null, auth: 'unknown', details: {} };
 }

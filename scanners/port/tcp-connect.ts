@@ -18,6 +18,8 @@ const FILTERED = new Set(['ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN
 export interface ConnectOptions {
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Source port (normally left to the OS; tests use it to provoke a self-connect). */
+  localPort?: number;
 }
 
 /**
@@ -58,7 +60,7 @@ export function tcpConnect(host: string, port: number, opts: ConnectOptions): Pr
       finish(err);
     });
     try {
-      socket.connect({ host, port });
+      socket.connect(opts.localPort ? { host, port, localAddress: host, localPort: opts.localPort } : { host, port });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? '';
       finish(LOCAL_LIMITS.has(code) ? new SocketExhaustedError(code) : (err as Error));
