@@ -77,7 +77,16 @@ export class SyslogTransport {
     this.#cancelWait?.();
     const socket = this.#socket;
     this.#socket = null;
-    if (socket && !socket.destroyed) await new Promise<void>((done) => socket.end(done)).catch(() => {});
+    if (socket && !socket.destroyed) {
+      // A graceful end flushes what was written; a collector that stopped reading gets 500 ms.
+      await new Promise<void>((done) => {
+        const timer = setTimeout(done, 500);
+        socket.end(() => {
+          clearTimeout(timer);
+          done();
+        });
+      });
+    }
     socket?.destroy();
     this.#udp?.close();
     this.#udp = null;
@@ -143,6 +152,11 @@ export class SyslogTransport {
       s.once('error', fail);
       const timer = setTimeout(() => fail(new Error(`connect to ${host}:${port} timed out`)), this.#t.connectTimeoutMs);
     });
+    if (this.#closed) {
+      // close() ran while this connect was in flight: nothing may outlive it.
+      socket.destroy();
+      throw new Error('transport closed');
+    }
     socket.removeAllListeners('error');
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 30_000);
@@ -171,6 +185,7 @@ export class SyslogTransport {
 
   async #sendUdp(messages: string[]): Promise<void> {
     await this.#backoff();
+    if (this.#closed) throw new Error('transport closed');
     if (!this.#udp) {
       const lookup = guardedLookup(this.#target.policy) as unknown as dgram.SocketOptions['lookup'];
       this.#udp = dgram.createSocket({ type: isIP(this.#target.host) === 6 ? 'udp6' : 'udp4', lookup });

@@ -105,7 +105,7 @@ export function siemRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'Send a test message to the collector',
         notes: 'Sends one sample `system.alert` (alert_type `siem.test`) on a separate connection and answers 200 with `delivered` true or false and the error; the sample is not stored and reaches no other channel.',
-        validate: { params: siemIdParams, query: Joi.object({}) },
+        validate: { params: siemIdParams, query: Joi.object({}), payload: Joi.object({}).allow(null).label('Empty') },
         response: { status: { 200: dataOf(siemTestSchema, 'SiemTestResponse') } },
       },
       handler: async (request) => ({ data: await ctx.siem.sendTest(await one(request)) }),

@@ -111,6 +111,9 @@ export function streamRoute(ctx: AppContext): ServerRoute {
         throw err;
       });
       request.events.once('disconnect', () => connection.close());
+      // A client that left while the replay was read has already fired 'disconnect'.
+      if (request.raw.req.socket?.destroyed) connection.close();
+      request.raw.res.once('close', () => connection.close());
       return h
         .response(connection.stream)
         .type('text/event-stream; charset=utf-8')
