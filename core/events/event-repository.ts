@@ -51,6 +51,15 @@ export const eventRepository = {
     return Number(id);
   },
 
+  /** Appends many events in multi-row inserts (bulk imports emit one event per record). */
+  async appendMany(db: Executor, events: NewEvent[], now: number): Promise<void> {
+    for (let i = 0; i < events.length; i += 200) {
+      await db('events').insert(events.slice(i, i + 200).map((event) => ({
+        tenant_id: event.tenantId, kind: event.kind, asset_id: event.assetId ?? null, data: toJson(event.data), created_at: now,
+      })));
+    }
+  },
+
   /**
    * Events with id > afterId in id order. Ids come from AUTO_INCREMENT, and on
    * MariaDB a transaction holding a lower id may commit after one holding a higher

@@ -8,6 +8,8 @@ export interface UnitOfWork {
   trx: Knex.Transaction;
   /** Appends an event in this transaction; it exists for consumers only if the transaction commits. */
   emit(event: NewEvent): Promise<number>;
+  /** Appends several events in this transaction with multi-row inserts. */
+  emitMany(events: NewEvent[]): Promise<void>;
 }
 
 /**
@@ -31,6 +33,10 @@ export class Outbox {
         emit: async (event) => {
           emitted += 1;
           return eventRepository.append(trx, event, Date.now());
+        },
+        emitMany: async (events) => {
+          emitted += events.length;
+          await eventRepository.appendMany(trx, events, Date.now());
         },
       }),
     );

@@ -68,9 +68,7 @@ export class AssetService {
   async insertPrepared(uow: UnitOfWork, assets: NewAsset[]): Promise<void> {
     if (!assets.length) return;
     await assetRepository.insertMany(uow.trx, assets);
-    for (const a of assets) {
-      await uow.emit({ tenantId: a.tenantId, kind: 'asset.created', assetId: a.id, data: { asset_id: a.id, name: a.name, type: a.type, tags: a.tags } });
-    }
+    await uow.emitMany(assets.map((a) => ({ tenantId: a.tenantId, kind: 'asset.created' as const, assetId: a.id, data: { asset_id: a.id, name: a.name, type: a.type, tags: a.tags } })));
     await changeClock.markChanged(uow.trx, assets[0]!.tenantId, 'assets');
   }
 

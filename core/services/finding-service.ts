@@ -92,14 +92,12 @@ export class FindingService {
     }
     await findingRepository.insertMany(uow.trx, findings);
     await findingHistoryRepository.addChanges(uow.trx, findings.map((f) => ({ tenantId, findingId: f.id, oldStatus: null, newStatus: f.status, changedBy: f.createdBy, noteId: null, now: f.now })));
-    for (const f of findings) {
-      await uow.emit({
-        tenantId,
-        kind: 'finding.new',
-        assetId: f.assetId,
-        data: { finding_id: f.id, title: f.title, severity: f.severity, cvss: f.cvss, asset: assets.get(f.assetId), scan_id: f.scanId },
-      });
-    }
+    await uow.emitMany(findings.map((f) => ({
+      tenantId,
+      kind: 'finding.new' as const,
+      assetId: f.assetId,
+      data: { finding_id: f.id, title: f.title, severity: f.severity, cvss: f.cvss, asset: assets.get(f.assetId), scan_id: f.scanId },
+    })));
     const now = findings[0]!.now;
     await refreshAssetRisk(uow.trx, assets.keys(), now);
     await changeClock.markChanged(uow.trx, tenantId, 'findings', now);
