@@ -70,7 +70,7 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
       exportWorker,
       webhooks,
       streamHub: new StreamHub({ db, bus, logger, pollIntervalMs: config.events.pollIntervalMs, gapGraceMs: config.events.gapGraceMs }),
-      siem: createSiemRuntime({ config, db, bus, logger, plugins, box: webhooks.secretBox }),
+      siem: createSiemRuntime({ config, db, bus, outbox, logger, plugins, box: webhooks.secretBox }),
       rateLimiter,
       version: VERSION,
       startedAt: Date.now(),

@@ -2,6 +2,7 @@ import type { Config } from '../../config/config-schema.ts';
 import type { Db } from '../db/create-db.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import { EventConsumer } from '../events/event-consumer.ts';
+import type { Outbox } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { PlatformEvent } from '../plugin-api.ts';
 import type { PluginRegistry } from '../plugins/plugin-registry.ts';
@@ -19,6 +20,7 @@ interface Running {
 export interface SiemForwardingDeps {
   db: Db;
   bus: EventBus;
+  outbox: Outbox;
   logger: Logger;
   plugins: PluginRegistry;
   config: Config;
@@ -115,7 +117,10 @@ export class SiemForwarding {
           await transport.send(events.map(render));
         } catch (err) {
           const message = (err as Error).message;
-          if (!failing) logger.warn({ integration: record.id, err: message }, 'SIEM collector unreachable; events wait until it is back');
+          if (!failing) {
+            logger.warn({ integration: record.id, err: message }, 'SIEM collector unreachable; events wait until it is back');
+            await this.#alert(record, message);
+          }
           failing = true;
           await siemRepository.recordOutcome(db, record.id, { lastError: message, lastErrorAt: Date.now() });
           throw err;
@@ -127,6 +132,21 @@ export class SiemForwarding {
     });
     this.#running.set(record.id, { record, consumer, transport });
     await consumer.start();
+  }
+
+  /** One `system.alert` per outage (on the transition to failing), for the stream and webhooks. */
+  async #alert(record: SiemRecord, error: string): Promise<void> {
+    try {
+      await this.#d.outbox.transaction(({ emit }) =>
+        emit({
+          tenantId: record.tenantId,
+          kind: 'system.alert',
+          data: { alert_type: 'siem_unreachable', message: `SIEM integration ${record.name} (${record.host}:${record.port}) is unreachable: ${error}`, integration_id: record.id },
+        }),
+      );
+    } catch (err) {
+      this.#d.logger.error({ integration: record.id, err: (err as Error).message }, 'could not record the SIEM outage alert');
+    }
   }
 
   async #stopOne(id: string): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/config-schema.ts';
 import type { Db } from '../db/create-db.ts';
 import type { EventBus } from '../events/event-bus.ts';
+import type { Outbox } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import { AddressPolicy } from '../outbound/address-policy.ts';
 import type { PluginRegistry } from '../plugins/plugin-registry.ts';
@@ -19,11 +20,11 @@ export interface SiemRuntime {
   stop(): Promise<void>;
 }
 
-export function createSiemRuntime(deps: { config: Config; db: Db; bus: EventBus; logger: Logger; plugins: PluginRegistry; box: SecretBox }): SiemRuntime {
-  const { config, db, bus, logger, plugins, box } = deps;
+export function createSiemRuntime(deps: { config: Config; db: Db; bus: EventBus; outbox: Outbox; logger: Logger; plugins: PluginRegistry; box: SecretBox }): SiemRuntime {
+  const { config, db, bus, outbox, logger, plugins, box } = deps;
   let forwarding: SiemForwarding | null = null;
   const service = new SiemService({ db, box, policy: new AddressPolicy(config.outbound.allowPrivateCidrs), config: config.siem, onChange: () => void forwarding?.refresh() });
-  forwarding = new SiemForwarding({ db, bus, logger, plugins, config, service });
+  forwarding = new SiemForwarding({ db, bus, outbox, logger, plugins, config, service });
   const running = forwarding;
   return {
     service,

@@ -115,6 +115,10 @@ test.serial('collector outage: events wait and go out in order once it is back, 
   t.true(receiver.connections >= 2);
   const up = await t0.request('GET', `/api/integrations/siem/${id}`, { token: a.token });
   t.is(up.body.data.status.last_error, null);
+  // One system.alert for the outage, in the tenant's own events (stream, webhooks).
+  const alerts = (await t0.ctx.db('events').where({ tenant_id: a.tenantId, kind: 'system.alert' })) as Array<{ data: string }>;
+  t.is(alerts.length, 1);
+  t.like(JSON.parse(alerts[0]!.data), { alert_type: 'siem_unreachable', integration_id: id });
   await receiver.stop();
 });
 
