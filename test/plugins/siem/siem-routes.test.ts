@@ -107,3 +107,22 @@ test('the test call reports an unreachable collector without failing the request
   t.truthy(res.body.data.error);
   t.regex(res.body.data.message, /CEF:0\|Rampart\|Rampart\|/);
 });
+
+test('GETs answer 304 to If-Modified-Since when nothing changed, 200 for an older date', async (t) => {
+  const a = await t0.tenant();
+  const created = await t0.request('POST', '/api/integrations/siem', { token: a.token, payload: base });
+  const url = `/api/integrations/siem/${created.body.data.id}`;
+  // Changes of the last ~2 s are always answered 200 (core/http/last-modified.ts): age this one.
+  const past = Date.now() - 10_000;
+  await t0.ctx.db('siem_integrations').where({ id: created.body.data.id }).update({ updated_at: past });
+  await t0.ctx.db('change_clock').where({ tenant_id: a.tenantId, collection: 'integrations' }).update({ changed_at: past });
+  for (const path of ['/api/integrations/siem', url]) {
+    const first = await t0.request('GET', path, { token: a.token });
+    const since = String(first.headers['last-modified']);
+    t.truthy(since);
+    const again = await t0.request('GET', path, { token: a.token, headers: { 'if-modified-since': since } });
+    t.is(again.statusCode, 304, path);
+  }
+  const old = new Date(Date.now() - 3600_000).toUTCString();
+  t.is((await t0.request('GET', url, { token: a.token, headers: { 'if-modified-since': old } })).statusCode, 200);
+});
