@@ -15,6 +15,7 @@ import type { AssetService } from './services/asset-service.ts';
 import type { AssetVerificationService } from './services/asset-verification.ts';
 import type { FindingService } from './services/finding-service.ts';
 import type { WebhookRuntime } from './services/webhook-runtime.ts';
+import type { ScanRuntime } from './services/scan-runtime.ts';
 
 /** What route plugins and background roles are given: config, storage, services. */
 export interface AppContext {
@@ -42,6 +43,8 @@ export interface AppContext {
   siem: SiemRuntime;
   /** Tier and per-endpoint token buckets, stream connection slots (memory or Redis). */
   rateLimiter: RateLimiter;
+  /** Scans and schedules (API), the scan worker with its check pool, the scheduler. */
+  scans: ScanRuntime;
   version: string;
   startedAt: number;
 }

@@ -18,6 +18,7 @@ import { bootstrap } from './services/bootstrap.ts';
 import { ExportService } from './services/export-service.ts';
 import { ExportWorker } from './services/export-worker.ts';
 import { createWebhookRuntime } from './services/webhook-runtime.ts';
+import { createScanRuntime, ROLES, type Role } from './services/scan-runtime.ts';
 import { createServer } from './server.ts';
 import { VERSION } from './version.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.ts';
@@ -36,7 +37,7 @@ export interface App {
  * bootstrap and the HTTP server. Nothing listens until `start()`. `rateLimitClock`
  * lets tests move the rate limiter's time by hand.
  */
-export async function createApp(config: Config, options: { logger?: Logger; rateLimitClock?: () => number } = {}): Promise<App> {
+export async function createApp(config: Config, options: { logger?: Logger; rateLimitClock?: () => number; roles?: readonly Role[] } = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.log.level);
   const db = createDb(config.database.url);
   let rateLimiter: RateLimiter | undefined;
@@ -52,6 +53,8 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
     exportService.onQueued = () => exportWorker.wake();
     rateLimiter = await createRateLimiter(config, logger, { clock: options.rateLimitClock });
     const webhooks = createWebhookRuntime({ config, db, bus, outbox, logger });
+    const findingService = new FindingService(db, outbox);
+    const roles = options.roles ?? ROLES;
     const ctx: AppContext = {
       config,
       db,
@@ -64,7 +67,7 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
         auth: new AuthService(db, admin, config.auth.scrypt, config.auth.loginTokenTtlSeconds),
         assets: new AssetService(db, outbox, config.assets.network),
         assetVerification: new AssetVerificationService(db, outbox, config.verification),
-        findings: new FindingService(db, outbox),
+        findings: findingService,
         exports: exportService,
       },
       exportWorker,
@@ -72,6 +75,7 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
       streamHub: new StreamHub({ db, bus, logger, pollIntervalMs: config.events.pollIntervalMs, gapGraceMs: config.events.gapGraceMs }),
       siem: createSiemRuntime({ config, db, bus, outbox, logger, plugins, box: webhooks.secretBox }),
       rateLimiter,
+      scans: createScanRuntime({ config, db, outbox, plugins, logger, findings: findingService, webhooks }),
       version: VERSION,
       startedAt: Date.now(),
     };
@@ -82,17 +86,24 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
       ctx,
       server,
       async start() {
-        await server.start();
-        await ctx.webhooks.start();
-        await ctx.streamHub.start();
-        await ctx.siem.start();
-        ctx.exportWorker.start();
-        logger.info({ url: server.info.uri, version: VERSION, plugins: plugins.list().map((p) => p.plugin.name) }, 'Rampart listening');
+        // Roles (`--role`): api serves HTTP and the live stream; worker runs queued work; scheduler fires cron schedules.
+        if (roles.includes('api')) {
+          await server.start();
+          await ctx.streamHub.start();
+        }
+        if (roles.includes('worker')) {
+          await ctx.webhooks.start();
+          await ctx.siem.start();
+          ctx.exportWorker.start();
+        }
+        await ctx.scans.start(roles);
+        logger.info({ url: roles.includes('api') ? server.info.uri : null, roles, version: VERSION, plugins: plugins.list().map((p) => p.plugin.name) }, roles.includes('api') ? 'Rampart listening' : 'Rampart started');
       },
       async stop() {
         if (stopped) return;
         stopped = true;
         await server.stop({ timeout: config.server.shutdownTimeoutMs });
+        await ctx.scans.stop();
         await ctx.rateLimiter.close();
         await ctx.webhooks.stop();
         await ctx.streamHub.stop();

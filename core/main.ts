@@ -2,14 +2,31 @@ import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { createApp } from './app.ts';
 import { createLogger } from './logger.ts';
 import { PluginLoadError } from './plugins/load-plugins.ts';
+import { ROLES, type Role } from './services/scan-runtime.ts';
+
+/** `--role api|worker|scheduler|all` (repeatable or comma-separated; default all). */
+export function rolesFrom(argv: readonly string[]): Role[] {
+  const wanted: string[] = [];
+  argv.forEach((arg, i) => {
+    if (arg === '--role' && argv[i + 1]) wanted.push(...argv[i + 1]!.split(','));
+    else if (arg.startsWith('--role=')) wanted.push(...arg.slice('--role='.length).split(','));
+  });
+  if (!wanted.length || wanted.includes('all')) return [...ROLES];
+  const unknown = wanted.filter((r) => !(ROLES as readonly string[]).includes(r));
+  if (unknown.length) throw new ConfigError(`Unknown --role ${unknown.join(', ')}: use api, worker, scheduler or all.`);
+  return [...new Set(wanted)] as Role[];
+}
 
 /**
- * `npm start`: one process serving the API on the configured database (embedded
- * SQLite by default). SIGTERM/SIGINT stop it gracefully.
+ * `npm start`: one process on the configured database (embedded SQLite by default),
+ * by default in every role; `npm start -- --role worker` runs only the scan/job worker.
+ * SIGTERM/SIGINT stop it gracefully.
  */
 async function main(): Promise<void> {
+  let roles: Role[];
   let config;
   try {
+    roles = rolesFrom(process.argv.slice(2));
     config = loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -21,7 +38,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.log.level);
   let app;
   try {
-    app = await createApp(config, { logger });
+    app = await createApp(config, { logger, roles });
     await app.start();
   } catch (err) {
     const known = err instanceof PluginLoadError;

@@ -8,9 +8,10 @@ import { findingExportsPlugin } from './finding-exports/index.ts';
 import { findingsPlugin } from './findings/index.ts';
 import { healthPlugin } from './health/index.ts';
 import { pluginListPlugin } from './plugin-list/index.ts';
+import { scansPlugin } from './scans/index.ts';
 import { siemPlugin } from './siem/index.ts';
 import { streamPlugin } from './stream/index.ts';
 import { webhooksPlugin } from './webhooks/index.ts';
 
 /** Every API area, registered in this order by core/server.ts. */
-export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, findingExportsPlugin, webhooksPlugin, streamPlugin, siemPlugin, docsPlugin];
+export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, findingExportsPlugin, scansPlugin, webhooksPlugin, streamPlugin, siemPlugin, docsPlugin];

@@ -6,6 +6,7 @@ import * as m004 from './004-findings.ts';
 import * as m005 from './005-exports.ts';
 import * as m006 from './006-webhooks.ts';
 import * as m007 from './007-siem.ts';
+import * as m009 from './009-scans.ts';
 
 export interface Migration {
   name: string;
@@ -14,4 +15,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m009];
