@@ -46,7 +46,7 @@ const SILENT = { info() {}, warn() {}, error() {}, debug() {} };
 export function nextRun(expression: string, timezone: string): Date | null {
   const task = cron.createTask(expression, () => undefined, { timezone, logger: SILENT });
   try {
-    return task.getNextRun();
+    return task.getNextRuns(1)[0] ?? null;
   } finally {
     void task.destroy();
   }

@@ -48,7 +48,7 @@ for (const outcome of ['failed', 'resumed'] as const) {
     const res = await t0.request('POST', '/api/scan/create', { payload: { asset_id: assetId, scan_type: 'web_app', options: { depth: 'slow' } } });
     const scanId = res.body.data.scan_id;
     // Running in the child, with the quick checks recorded and the slow one in flight.
-    await waitForScan(t0, scanId, (s) => s.status === 'running' && s.checks.done === 2 && s.finding_count === 2);
+    await waitForScan(t0, scanId, (s) => s.status === 'running' && s.checks.done === 2 && s.finding_count === 2, 90_000);
     const owner = (await t0.ctx.db('scans').where({ id: scanId }).first()).locked_by;
     t.regex(owner, new RegExp(`:${worker.child.pid}:`));
     worker.child.kill('SIGKILL');
