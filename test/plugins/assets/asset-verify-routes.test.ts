@@ -10,7 +10,7 @@ const servers: Server[] = [];
 
 test.before(async () => {
   dns = await startDnsTestServer();
-  t0 = await createTestApp({ verification: { resolvers: [dns.address], timeoutMs: 2000 } });
+  t0 = await createTestApp({ verification: { resolvers: [dns.address], timeoutMs: 10000 } });
 });
 test.after.always(async () => {
   await t0?.close();
