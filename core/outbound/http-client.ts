@@ -1,4 +1,4 @@
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, request } from 'undici';
 import type { IncomingHttpHeaders } from 'undici/types/header.js';
@@ -62,7 +62,9 @@ export class OutboundHttpClient {
     const lookup = guardedLookup(this.policy, options.resolve);
     const base = buildConnector({
       timeout: options.connectTimeoutMs,
-      ...(options.caCerts.length ? { ca: [...rootCertificates, ...options.caCerts] } : {}),
+      // Built once: passing `ca` per connection would re-parse every root certificate on
+      // each TLS handshake (tens of ms of blocked event loop each).
+      ...(options.caCerts.length ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...options.caCerts] }) } : {}),
       lookup,
     } as buildConnector.BuildOptions);
     const policy = this.policy;

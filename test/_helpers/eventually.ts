@@ -3,7 +3,7 @@
  * `timeoutMs` with the last value seen. For background work (deliveries, consumers)
  * whose completion a test can only observe.
  */
-export async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 15_000, intervalMs = 25): Promise<T> {
+export async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 30_000, intervalMs = 25): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

@@ -86,7 +86,7 @@ export async function startHttpsReceiver(options: { host?: string } = {}): Promi
     respond(next) {
       policy = next;
     },
-    waitFor(count, timeoutMs = 20_000) {
+    waitFor(count, timeoutMs = 30_000) {
       if (requests.length >= count) return Promise.resolve(requests.slice());
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${count} requests`)), timeoutMs);

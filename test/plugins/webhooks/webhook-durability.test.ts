@@ -1,5 +1,6 @@
 import test from 'ava';
 import { createApp, type App } from '../../../core/app.ts';
+import { WebhookDeliveryWorker } from '../../../core/services/webhook-delivery-worker.ts';
 import { sharedTestCertificates } from '../../_helpers/certs.ts';
 import { eventually } from '../../_helpers/eventually.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../../_helpers/https-receiver.ts';
@@ -10,17 +11,19 @@ const SCHEDULE = [1.5, 1.5, 1.5];
 let t0: TestApp;
 const receivers: HttpsReceiver[] = [];
 const extraApps: App[] = [];
+const workers: WebhookDeliveryWorker[] = [];
 
 test.before(async () => {
   const { ca } = await sharedTestCertificates();
   t0 = await createTestApp({
     outbound: { caCerts: [ca.certPem] },
-    webhooks: { retryScheduleSeconds: SCHEDULE, requestTimeoutMs: 2000, leaseMs: 5000, autoDisableAfterSeconds: 0.5, batchSize: 5, concurrency: 2 },
+    webhooks: { retryScheduleSeconds: SCHEDULE, requestTimeoutMs: 5000, leaseMs: 10000, autoDisableAfterSeconds: 0.5, batchSize: 5, concurrency: 2 },
   });
   await t0.app.start();
 });
 
 test.after.always(async () => {
+  for (const worker of workers) await worker.stop();
   for (const app of extraApps) await app.stop();
   await t0?.close();
   await Promise.all(receivers.map((r) => r.close()));
@@ -32,12 +35,25 @@ async function receiver(): Promise<HttpsReceiver> {
   return r;
 }
 
-/** Another process on the same database: its own pool, dispatcher and delivery worker. */
-async function anotherApp(): Promise<App> {
-  const app = await createApp(t0.config);
-  extraApps.push(app);
-  await app.start();
-  return app;
+/**
+ * More delivery workers competing for the same rows: extra workers on this app's pool
+ * (distinct claim tokens), and on MariaDB also a whole second app with its own pool.
+ * (Several SQLite connections cannot share one process: a writer waiting for the lock
+ * blocks the event loop that would let the holder commit. Concurrent claims from
+ * separate SQLite connections are covered in test/core/repositories.)
+ */
+async function competitors(): Promise<void> {
+  const ctx = t0.app.ctx;
+  for (let i = 0; i < 3; i++) {
+    const worker = new WebhookDeliveryWorker({ db: ctx.db, outbox: ctx.outbox, client: ctx.webhooks.outbound, box: ctx.webhooks.secretBox, config: ctx.config.webhooks, logger: ctx.logger });
+    workers.push(worker);
+    worker.start();
+  }
+  if (t0.database.engine === 'mysql') {
+    const app = await createApp(t0.config);
+    extraApps.push(app);
+    await app.start();
+  }
 }
 
 async function webhook(token: string, r: HttpsReceiver, events = ['asset.created']) {
@@ -82,7 +98,7 @@ test.serial('a retry survives a restart: a new process sends the next attempt at
   (t0 as { app: App }).app = app2;
 });
 
-test.serial('several processes never send the same attempt twice', async (t) => {
+test.serial('several workers (and on MariaDB several apps) never send the same attempt twice', async (t) => {
   const ctx = t0.app.ctx;
   const tenant = await ctx.services.admin.createTenant({ name: `multi-${Date.now()}`, tier: 'enterprise' });
   const r = await receiver();
@@ -91,8 +107,7 @@ test.serial('several processes never send the same attempt twice', async (t) => 
     payload: { name: 'many', url: `${r.origin}/hook`, events: ['asset.created'] },
   });
   t.is(res.statusCode, 201);
-  await anotherApp();
-  await anotherApp();
+  await competitors();
   const N = 60;
   await ctx.outbox.transaction(async ({ emit }) => {
     for (let i = 0; i < N; i++) await emit({ tenantId: tenant.id, kind: 'asset.created', data: { seq: i } });
