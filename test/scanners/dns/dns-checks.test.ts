@@ -60,8 +60,8 @@ test.after.always(() => server?.close());
 
 async function run(check: ScannerCheck, domain: string, options: Record<string, unknown> = {}) {
   const attempt = await runCheck(check, domainTarget(domain), {
-    timeoutMs: 10_000,
-    options: { resolvers: [server.address], dns_timeout_ms: 1000, axfr_port: server.port, ...options },
+    timeoutMs: 30_000,
+    options: { resolvers: [server.address], dns_timeout_ms: 3000, axfr_port: server.port, ...options },
   });
   if (attempt.status !== 'completed') throw new Error(`${check.id}: ${attempt.status} ${attempt.error}`);
   return attempt.findings;

@@ -24,7 +24,7 @@ async function serve(leaf: RsaLeafOptions): Promise<ScanTarget> {
 }
 
 function run(check: ScannerCheck, target: ScanTarget, trusted = true) {
-  return runCheck(check, target, { timeoutMs: 10_000, options: { handshake_timeout_ms: 2000, ...(trusted ? { extra_ca_pem: ca.certPem } : {}) } });
+  return runCheck(check, target, { timeoutMs: 30_000, options: { handshake_timeout_ms: 8000, ...(trusted ? { extra_ca_pem: ca.certPem } : {}) } });
 }
 
 test.before(async () => {
