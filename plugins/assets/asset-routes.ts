@@ -51,7 +51,7 @@ export function assetRoutes(ctx: AppContext): ServerRoute[] {
         auth: write,
         tags,
         description: 'Register an asset',
-        notes: `New assets start as pending_verification with verified=false; emits asset.created. ${NAME_RULES}`,
+        notes: `New assets start as pending_verification with verified=false; emits asset.created with data {asset_id, name, type, tags}. ${NAME_RULES}`,
         validate: { payload: createAssetPayload, query: Joi.object({}) },
         response: { status: { 201: dataOf(createdAssetSchema, 'CreatedAssetResponse') } },
       },
