@@ -1,0 +1,134 @@
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import { scanPorts } from '../scanners/port/tcp-connect.ts';
+import { createTestApp } from '../test/_helpers/test-app.ts';
+import { writeReportSection } from './_lib/report.ts';
+
+/**
+ * 1. Full 1-65535 TCP connect scan of 127.0.0.1 with a handful of extra listeners:
+ *    Rampart's port scanner (scanPorts, 400 connects in flight) next to
+ *    `nmap -sT -p- -n -Pn 127.0.0.1`; same open ports? wall-time ratio.
+ * 2. End to end: 200 queued `port` scans of small port lists (one asset each), from the
+ *    first POST /api/scan/create to the last completed scan: scans per minute.
+ */
+const CONCURRENCY = Number(process.env.BENCH_PORT_CONCURRENCY ?? 400);
+const SCANS = Number(process.env.BENCH_SCANS ?? 200);
+
+async function listener(): Promise<{ server: Server; port: number }> {
+  const server = createServer((s) => {
+    s.on('error', () => undefined);
+    s.end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, port: (server.address() as { port: number }).port };
+}
+
+function nmap(): Promise<{ ports: number[]; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn('nmap', ['-sT', '-p-', '-n', '-Pn', '-oG', '-', '127.0.0.1']);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`nmap exited ${code}`));
+      const ports = [...out.matchAll(/(\d+)\/open\/tcp/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
+      resolve({ ports, ms: performance.now() - started });
+    });
+  });
+}
+
+async function portScanComparison(): Promise<string[]> {
+  const extra = await Promise.all(Array.from({ length: 5 }, listener));
+  try {
+    const all = Array.from({ length: 65535 }, (_, i) => i + 1);
+    const started = performance.now();
+    const ours = await scanPorts('127.0.0.1', all, { concurrency: CONCURRENCY, timeoutMs: 1500 });
+    const oursMs = performance.now() - started;
+    let theirs: { ports: number[]; ms: number } | null = null;
+    try {
+      theirs = await nmap();
+    } catch (err) {
+      return [`nmap could not run (${(err as Error).message}); install it with \`apt-get install -y nmap\`.`, '', `Rampart: ${ours.open.length} open ports in ${(oursMs / 1000).toFixed(2)} s.`];
+    }
+    const onlyOurs = ours.open.filter((p) => !theirs!.ports.includes(p));
+    const onlyTheirs = theirs.ports.filter((p) => !ours.open.includes(p));
+    const listeners = extra.map((e) => e.port);
+    return [
+      '### Full connect scan of 127.0.0.1 (ports 1-65535)',
+      '',
+      '| scanner | open ports | wall time |',
+      '|---|---:|---:|',
+      `| Rampart port scanner (${CONCURRENCY} in flight, 1.5 s timeout) | ${ours.open.length} | ${(oursMs / 1000).toFixed(2)} s |`,
+      `| nmap -sT -p- -n -Pn | ${theirs.ports.length} | ${(theirs.ms / 1000).toFixed(2)} s |`,
+      '',
+      `Time ratio Rampart / nmap: **${(oursMs / theirs.ms).toFixed(2)}**.`,
+      '',
+      `The 5 benchmark listeners (${listeners.join(', ')}) found by Rampart: ${listeners.every((p) => ours.open.includes(p)) ? 'all' : 'NOT all'}; by nmap: ${listeners.every((p) => theirs!.ports.includes(p)) ? 'all' : 'NOT all'}.`,
+      `Same open ports: ${!onlyOurs.length && !onlyTheirs.length ? '**yes**' : `no: only Rampart ${JSON.stringify(onlyOurs)}, only nmap ${JSON.stringify(onlyTheirs)} (other processes on this machine open and close loopback listeners while the scans run; the two scans are not simultaneous)`}.`,
+      `Rampart closed/filtered: ${ours.closed}/${ours.filtered}; self-connects dropped as closed.`,
+    ];
+  } finally {
+    extra.forEach((e) => e.server.close());
+  }
+}
+
+async function endToEnd(): Promise<{ engine: string; lines: string[] }> {
+  const targets = await Promise.all(Array.from({ length: 3 }, listener));
+  const ports = targets.map((t) => t.port).join(',');
+  const t0 = await createTestApp({
+    http: { validateResponses: false },
+    plugins: { builtin: ['port'], external: [], baseDir: '.' },
+    scans: { worker: { concurrency: 8, pollIntervalMs: 100, leaseMs: 30000, heartbeatMs: 1000 }, pool: { maxThreads: 4, checkConcurrency: 1 }, progressIntervalMs: 2000 },
+  });
+  try {
+    const assets: string[] = [];
+    for (let i = 0; i < SCANS; i++) {
+      const res = await t0.request('POST', '/api/assets', { payload: { name: `127.0.${Math.floor(i / 250)}.${(i % 250) + 1}`, type: 'ip' } });
+      assets.push(res.body.data.id);
+    }
+    // Queue everything first (worker stopped), then measure the worker draining the queue.
+    const queuedAt = performance.now();
+    for (const id of assets) {
+      const res = await t0.request('POST', '/api/scan/create', { payload: { asset_id: id, scan_type: 'port', options: { ports: `${ports},22,80,443` } } });
+      if (res.statusCode !== 201) throw new Error(res.raw);
+    }
+    const queueMs = performance.now() - queuedAt;
+    const started = performance.now();
+    await t0.ctx.scans.start(['worker']);
+    for (;;) {
+      const left = Number(((await t0.ctx.db('scans').whereIn('status', ['queued', 'running']).count({ n: '*' }).first()) as { n: number }).n);
+      if (!left) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const ms = performance.now() - started;
+    const outcome = (await t0.ctx.db('scans').groupBy('status').select('status', t0.ctx.db.raw('count(*) as n'))) as Array<{ status: string; n: number }>;
+    return {
+      engine: t0.database.engine === 'mysql' ? 'MariaDB' : 'SQLite',
+      lines: [
+        `### ${SCANS} queued port scans end to end (${t0.database.engine === 'mysql' ? 'MariaDB' : 'SQLite'})`,
+        '',
+        `Each scan: one asset (127.0.x.y), ports \`<3 listeners>,22,80,443\`; worker concurrency 8, piscina pool 4 threads.`,
+        '',
+        `| measure | value |`,
+        `|---|---:|`,
+        `| queueing ${SCANS} scans through POST /api/scan/create | ${(queueMs / 1000).toFixed(1)} s |`,
+        `| draining the queue (claim, plan, run, record, finish) | ${(ms / 1000).toFixed(1)} s |`,
+        `| **scans per minute** | **${((SCANS / ms) * 60_000).toFixed(0)}** |`,
+        `| outcomes | ${outcome.map((o) => `${o.status} ${Number(o.n)}`).join(', ')} |`,
+      ],
+    };
+  } finally {
+    await t0.close();
+    targets.forEach((t) => t.server.close());
+  }
+}
+
+const e2e = await endToEnd();
+console.log(e2e.lines.join('\n'));
+writeReportSection('scan-engine', `End to end (${e2e.engine})`, e2e.lines);
+if (!process.env.DATABASE_URL?.startsWith('mysql')) {
+  const lines = await portScanComparison();
+  console.log(lines.join('\n'));
+  writeReportSection('scan-engine', 'Port scanner vs nmap', lines);
+}
