@@ -13,7 +13,7 @@ test.before(async () => {
   const { ca } = await sharedTestCertificates();
   t0 = await createTestApp({
     outbound: { caCerts: [ca.certPem] },
-    webhooks: { retryScheduleSeconds: SCHEDULE, requestTimeoutMs: 5000, leaseMs: 10000, autoDisableAfterSeconds: 0, responseBodyMaxBytes: 100 },
+    webhooks: { retryScheduleSeconds: SCHEDULE, requestTimeoutMs: 10000, leaseMs: 20000, autoDisableAfterSeconds: 0, responseBodyMaxBytes: 100 },
   });
   await t0.app.start();
 });
@@ -175,7 +175,7 @@ test('after the 4th failure the delivery is failed; a manual retry and recover r
 test('no answer within the timeout is a failed attempt with error timeout', async (t) => {
   const { token } = await t0.tenant();
   const r = await receiver();
-  r.respond((_req, i) => (i === 0 ? { status: 200, delayMs: 8000 } : { status: 200 }));
+  r.respond((_req, i) => (i === 0 ? { status: 200, delayMs: 15000 } : { status: 200 }));
   const hook = await webhook(token, r);
   const a = await asset(token, 'slow.example.com');
   await finding(token, a.id, 'slow');
