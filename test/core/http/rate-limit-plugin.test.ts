@@ -128,19 +128,20 @@ test('POST /api/assets/bulk: 5 per minute per tenant, on top of the tier budget'
   t.is((await inject('GET', '/api/user/me', { token: a.token })).statusCode, 200, 'the tier budget still has tokens');
 });
 
-// Each route declares its own limit in its options; the payloads need not be valid: the
-// token is taken before validation and the handler, so refused or failing calls count too.
+// Each route declares its own limit in its options. Invalid payloads keep the test about the
+// limit alone: the token is taken before validation and the handler, so 400s count too.
 for (const [path, perMinute, name, payload] of [
-  ['/api/scan/create', 10, 'scan-create', { asset_id: 'ast_01JD3ZZZZZZZZZZZZZZZZZZZZZ', scan_type: 'full' }],
-  ['/api/findings/export', 5, 'findings-export', { format: 'json' }],
+  ['/api/scan/create', 10, 'scan-create', { not_a_field: true }],
+  ['/api/findings/export', 5, 'findings-export', { not_a_field: true }],
   ['/api/assets/bulk', 5, 'assets-bulk', { assets: [] }],
 ] as const) {
-  test(`POST ${path}: ${perMinute} per minute, declared by the route`, async (t) => {
+  // Serial: run apart from the long burst tests, so a loaded machine cannot time the request out (408) before it is charged.
+  test.serial(`POST ${path}: ${perMinute} per minute, declared by the route`, async (t) => {
     const { token } = await t0.tenant({ tier: 'enterprise' });
     for (let i = 0; i < perMinute; i++) {
       const res = await inject('POST', path, { token, payload });
-      t.not(res.statusCode, 429);
-      t.is(res.headers['x-ratelimit-remaining'], String(perMinute - 1 - i));
+      t.true(res.statusCode >= 200 && res.statusCode < 429, `${res.statusCode} ${JSON.stringify(res.body)}`);
+      t.is(res.headers['x-ratelimit-remaining'], String(perMinute - 1 - i), `${res.statusCode} ${JSON.stringify(res.body)} ${res.headers.ratelimit}`);
       t.regex(String(res.headers['ratelimit-policy']), new RegExp(`"${name}";q=${perMinute};w=60$`));
     }
     const refused = await inject('POST', path, { token, payload });

@@ -12,7 +12,8 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const clock = { now: Date.now() };
 const limits = (extra: Record<string, unknown> = {}) => ({
   ...DEFAULT_RATE_LIMITS,
-  redis: { ...DEFAULT_RATE_LIMITS.redis, keyPrefix: `rampart:test:${randomUUID()}:`, connectTimeoutMs: 1000 },
+  // Generous timeouts: on a loaded machine a slow Redis answer must not look like an outage.
+  redis: { ...DEFAULT_RATE_LIMITS.redis, keyPrefix: `rampart:test:${randomUUID()}:`, connectTimeoutMs: 10_000, commandTimeoutMs: 10_000 },
   ...extra,
 });
 
@@ -79,7 +80,7 @@ for (const failureMode of ['open', 'closed'] as const) {
   test(`Redis unreachable at start-up and after, fail-${failureMode}: the service keeps answering, logged once`, async (t) => {
     const lines: Array<{ msg: string }> = [];
     const logger = createLogger('info', new Writable({ write: (chunk, _e, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
-    const rateLimit = limits({ redis: { ...DEFAULT_RATE_LIMITS.redis, failureMode, connectTimeoutMs: 200 } });
+    const rateLimit = limits({ redis: { ...DEFAULT_RATE_LIMITS.redis, keyPrefix: 'rampart:test:down:', failureMode, connectTimeoutMs: 200 } });
     const down = await createTestApp({ redis: { url: `redis://127.0.0.1:${await closedPort()}` }, rateLimit }, { logger, rateLimitClock: () => clock.now });
     t.teardown(() => down.close());
     const { token } = await down.tenant({ tier: 'standard' });
