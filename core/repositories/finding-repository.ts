@@ -200,6 +200,14 @@ export const findingRepository = {
     return ((await q) as FindingRow | undefined) ?? null;
   },
 
+  async findManyByIds(db: Executor, tenantId: string, ids: string[]): Promise<FindingRow[]> {
+    const rows: FindingRow[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      rows.push(...((await this.withAsset(db('findings').where('findings.tenant_id', tenantId).whereIn('findings.id', ids.slice(i, i + 500)))) as FindingRow[]));
+    }
+    return rows;
+  },
+
   async updateStatus(db: Executor, id: string, status: FindingStatus, updatedBy: string, now: number): Promise<void> {
     await db('findings').where({ id }).update({ status, updated_by: updatedBy, updated_at: now });
   },

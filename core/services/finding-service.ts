@@ -66,8 +66,8 @@ export class FindingService {
       await this.insertPrepared(uow, findings, bulk);
       return findings.map((f) => f.id);
     });
-    const rows = await findingRepository.withAsset(this.#db('findings').where('findings.tenant_id', tenantId).whereIn('findings.id', ids));
-    const byId = new Map((rows as Parameters<typeof toFindingRecord>[0][]).map((r) => [r.id, toFindingRecord(r)]));
+    const rows = await findingRepository.findManyByIds(this.#db, tenantId, ids);
+    const byId = new Map(rows.map((r) => [r.id, toFindingRecord(r)]));
     return ids.map((id) => byId.get(id)!);
   }
 
