@@ -17,7 +17,7 @@ test.before(async () => {
   const { ca } = await sharedTestCertificates();
   t0 = await createTestApp({
     outbound: { caCerts: [ca.certPem] },
-    webhooks: { retryScheduleSeconds: SCHEDULE, requestTimeoutMs: 10000, leaseMs: 20000, autoDisableAfterSeconds: 0.5, batchSize: 5, concurrency: 2 },
+    webhooks: { retryScheduleSeconds: SCHEDULE, requestTimeoutMs: 30000, leaseMs: 60000, autoDisableAfterSeconds: 0.5, batchSize: 5, concurrency: 2 },
   });
   await t0.app.start();
 });
