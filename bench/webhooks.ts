@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config/load-config.ts';
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   const lines = [
     `## Webhooks: outbox to a loopback HTTPS receiver (${engine})`,
     '',
-    `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}. ${N} \`finding.new\` events, body ${bodyBytes} bytes, signed (X-SVC-Signature + Standard Webhooks), worker concurrency ${CONCURRENCY}, one keep-alive pool.`,
+    `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')} at the end (other work on the machine skews both rows alike). ${N} \`finding.new\` events, body ${bodyBytes} bytes, signed (X-SVC-Signature + Standard Webhooks), worker concurrency ${CONCURRENCY}, one keep-alive pool.`,
     '',
     '| measurement | events/s | seconds | ratio to baseline |',
     '|---|---|---|---|',

@@ -12,14 +12,16 @@ import { verifyHexSignature, verifyStandardWebhook } from '../../_helpers/webhoo
 let receiver: HttpsReceiver;
 let client: OutboundHttpClient;
 const box = new SecretBox(randomBytes(32));
-const config = { ...loadConfig({ env: { NODE_ENV: 'test' } }).webhooks, requestTimeoutMs: 500, responseBodyMaxBytes: 8 };
+const config = { ...loadConfig({ env: { NODE_ENV: 'test' } }).webhooks, requestTimeoutMs: 30_000, responseBodyMaxBytes: 8 };
+// Only the timeout case uses a short limit (a loaded machine can take longer than that to answer).
+const impatient = { ...config, requestTimeoutMs: 500 };
 
 test.before(async () => {
   const { ca } = await sharedTestCertificates();
   receiver = await startHttpsReceiver();
   // One policy for the whole file (tests run concurrently): the path says how to answer.
   receiver.respond((req) =>
-    req.path === '/ok' ? { status: 201, body: 'created, thanks' } : req.path === '/slow' ? { status: 200, delayMs: 3000 } : req.path === '/moved' ? { status: 301 } : { status: 500 },
+    req.path === '/ok' ? { status: 201, body: 'created, thanks' } : req.path === '/slow' ? { status: 200, delayMs: 5000 } : req.path === '/moved' ? { status: 301 } : { status: 500 },
   );
   client = new OutboundHttpClient({ requireHttps: true, allowPrivateCidrs: ['127.0.0.0/8'], caCerts: [ca.certPem], connectTimeoutMs: 5000, defaultTimeoutMs: 5000, maxConnectionsPerOrigin: 4, maxResponseBytes: 1024, userAgent: 't' });
 });
@@ -51,7 +53,7 @@ test('a 2xx is a success; the body is signed as sent; custom headers are opened 
 });
 
 test('no answer within requestTimeoutMs is a failure with error timeout and no response code', async (t) => {
-  const result = await attemptDelivery({ client, box, config }, hook('/slow'), delivery, Date.now());
+  const result = await attemptDelivery({ client, box, config: impatient }, hook('/slow'), delivery, Date.now());
   t.like(result, { outcome: 'failure', responseCode: null, errorCode: 'timeout', responseBody: null });
 });
 
