@@ -88,6 +88,7 @@ test('a re-scan deduplicates findings: last_seen moves, no finding.new; a resolv
   t.true((await t0.request('GET', `/api/assets/${assetId}`)).body.data.risk_score > riskResolved, 'risk counts the reopened finding again');
   t.is((await t0.request('GET', `/api/scan/${secondId}/results`)).body.meta.total, 2, 'the re-scan lists what it saw again');
   const third = await t0.request('POST', '/api/scan/create', { payload: { asset_id: assetId, scan_type: 'web_app', options: { depth: 'less' } } });
+  t.is(third.statusCode, 201, third.raw);
   await waitForScan(t0, third.body.data.scan_id);
   t.is((await t0.request('GET', `/api/scan/${third.body.data.scan_id}/results`)).body.meta.total, 1);
 });
