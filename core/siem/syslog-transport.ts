@@ -186,14 +186,18 @@ export class SyslogTransport {
   async #sendUdp(messages: string[]): Promise<void> {
     await this.#backoff();
     if (this.#closed) throw new Error('transport closed');
+    // Resolved through the guard here, not with the socket's own lookup: dgram also runs
+    // that lookup for its implicit bind to 0.0.0.0, which the policy would refuse.
+    const address = await new Promise<string>((resolve, reject) => {
+      guardedLookup(this.#target.policy)(this.#target.host, {}, (err, addr) => (err ? reject(err) : resolve(addr as string)));
+    });
     if (!this.#udp) {
-      const lookup = guardedLookup(this.#target.policy) as unknown as dgram.SocketOptions['lookup'];
-      this.#udp = dgram.createSocket({ type: isIP(this.#target.host) === 6 ? 'udp6' : 'udp4', lookup });
+      this.#udp = dgram.createSocket(isIP(address) === 6 ? 'udp6' : 'udp4');
       this.#udp.on('error', () => {});
     }
     const udp = this.#udp;
     for (const m of messages) {
-      await new Promise<void>((resolve, reject) => udp.send(Buffer.from(m, 'utf8'), this.#target.port, this.#target.host, (err) => (err ? reject(err) : resolve())));
+      await new Promise<void>((resolve, reject) => udp.send(Buffer.from(m, 'utf8'), this.#target.port, address, (err) => (err ? reject(err) : resolve())));
     }
   }
 }

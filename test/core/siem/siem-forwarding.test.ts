@@ -1,6 +1,8 @@
+import dgram from 'node:dgram';
 import test from 'ava';
 import type { StoredEventKind } from '../../../core/events/event-kinds.ts';
 import { sharedTestCertificates } from '../../_helpers/certs.ts';
+import { parse5424 } from '../../_helpers/syslog-parser.ts';
 import { startSyslogReceiver, type ReceivedFrame, type SyslogReceiver } from '../../_helpers/syslog-receiver.ts';
 import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
 
@@ -163,4 +165,23 @@ test('the test call checks the server name and the trust anchor', async (t) => {
   t.false(noTrust.body.data.delivered);
   t.is(receiver.frames.length, 1);
   await receiver.stop();
+});
+
+test('UDP sends one unframed RFC 5424 message per datagram', async (t) => {
+  const socket = dgram.createSocket('udp4');
+  const messages: string[] = [];
+  socket.on('message', (m) => messages.push(m.toString('utf8')));
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  try {
+    const a = await t0.tenant();
+    await integration(a.token, { protocol: 'udp', port: socket.address().port, format: 'rfc5424', events: ['scan.failed'] });
+    const id = await publish(a.tenantId, 'scan.failed', { scan_id: 'scn_u', error: 'timeout [x]' });
+    for (let i = 0; i < 500 && messages.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    t.is(messages.length, 1);
+    const parsed = parse5424(messages[0]!);
+    t.like(parsed, { severity: 3, msgId: 'scan.failed', msg: 'Scan scn_u failed: timeout [x]' });
+    t.like(Object.fromEntries(parsed.sd[0]!.params), { event_id: id, scan_id: 'scn_u', error: 'timeout [x]' });
+  } finally {
+    socket.close();
+  }
 });
