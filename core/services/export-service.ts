@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
-import { PassThrough, pipeline, Transform, type Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import type { ExportsConfig } from '../../config/exports-config.ts';
 import type { Db } from '../db/create-db.ts';
 import { ConflictError, InputError, NotFoundError, RampartError } from '../errors.ts';
@@ -34,6 +34,30 @@ export interface ExportFile {
 }
 
 const EXTENSION: Record<ExportFormat, string> = { csv: 'csv', json: 'json', pdf: 'pdf' };
+
+/**
+ * Gathers the formatter's small pieces (csv-stringify emits one chunk per row) into
+ * chunks of about `size` bytes: one socket or file write per chunk instead of per row.
+ */
+function coalesce(size: number): Transform {
+  let parts: Buffer[] = [];
+  let length = 0;
+  return new Transform({
+    transform(chunk: Buffer | string, _enc, done) {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      parts.push(buf);
+      length += buf.length;
+      if (length < size) return done();
+      const joined = Buffer.concat(parts, length);
+      parts = [];
+      length = 0;
+      done(null, joined);
+    },
+    flush(done) {
+      done(null, length ? Buffer.concat(parts, length) : undefined);
+    },
+  });
+}
 
 /** `severity=critical,high status=open` — the filters as the PDF cover prints them. */
 export function describeFilters(f: ExportFilters): string {
@@ -101,7 +125,7 @@ export class ExportService {
         done(null, row);
       },
     });
-    const out = new PassThrough();
+    const out = coalesce(64 * 1024);
     const rows = findingExportRepository.stream(this.db, tenantId, filters);
     pipeline([rows, count, ...stages, out], (err) => {
       if (err && err.name !== 'AbortError' && (err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
