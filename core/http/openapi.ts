@@ -15,6 +15,8 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'The token lacks a required scope',
   404: 'Not found (also for other tenants\' records)',
   409: 'Conflict with the current state',
+  410: 'Gone (e.g. an expired export file)',
+  415: 'Unsupported Content-Type',
   413: 'Request body too large',
   429: 'Rate limited (see Retry-After)',
   500: 'Unexpected error (no internals disclosed)',
@@ -73,9 +75,12 @@ function operation(route: RequestRoute, components: Record<string, JsonSchema>):
   const responses = op.responses as Record<string, unknown>;
   const status = (s.response as { status?: Record<string, unknown> } | undefined)?.status ?? {};
   for (const [code, schema] of Object.entries(status)) {
-    responses[code] = Number(code) === 204 || !isJoi(schema)
+    // `true` marks a file or stream body whose format depends on the request (exports).
+    responses[code] = Number(code) === 204
       ? { description: 'No content' }
-      : { description: 'Success', content: { 'application/json': { schema: schemaRef(schema, components) } } };
+      : !isJoi(schema)
+        ? { description: 'File or stream', content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }
+        : { description: 'Success', content: { 'application/json': { schema: schemaRef(schema, components) } } };
   }
   if (!Object.keys(status).length) responses['200'] = { description: 'Success' };
   const errors = [400, 429, 500];

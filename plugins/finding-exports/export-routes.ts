@@ -83,7 +83,7 @@ export function exportRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'Download the file of a background findings export',
         notes: '200 with the file (Content-Type by format, Content-Length, Content-Disposition attachment; filename="findings-<export id>.<ext>") once the export is completed. 409 export_not_ready while queued or running (the body carries export_status), 409 export_failed if it failed, 410 export_expired once its file was deleted. Another tenant\'s export is 404.',
-        plugins: { rampart: { errors: [409] } },
+        plugins: { rampart: { errors: [409, 410] } },
         validate: { params: exportIdParams, query: Joi.object({}) },
         response: { status: { 200: true } },
       },
