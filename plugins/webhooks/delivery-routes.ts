@@ -56,7 +56,7 @@ export function deliveryRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'Retry a failed delivery',
         notes: 'Only a `failed` delivery of an active webhook (409 otherwise). It starts a fresh round of attempts on the normal schedule, the first one at once; the answer shows it queued.',
-        validate: { params: deliveryParams, query: Joi.object({}) },
+        validate: { params: deliveryParams, query: Joi.object({}), payload: Joi.object({}).allow(null) },
         response: { status: { 200: dataOf(deliverySchema, 'WebhookDeliveryResponse') } },
       },
       handler: async (request) => ({

@@ -121,7 +121,7 @@ export function webhookRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'Send a webhook.test event now',
         notes: 'Sends one `webhook.test` event (sample data shaped like finding.new) to this webhook only, once, without retries, also when the webhook is inactive, and answers 200 with the delivery and its attempt, whatever the endpoint answered. The endpoint should answer 2xx.',
-        validate: { params: webhookIdParams, query: Joi.object({}) },
+        validate: { params: webhookIdParams, query: Joi.object({}), payload: Joi.object({}).allow(null) },
         response: { status: { 200: dataOf(deliveryDetailSchema, 'WebhookTestResult') } },
       },
       handler: async (request) => {
