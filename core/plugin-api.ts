@@ -16,7 +16,7 @@
  */
 
 /** The version of this contract. Minor versions add optional fields only. */
-export const PLUGIN_API_VERSION = '1.0.0';
+export const PLUGIN_API_VERSION = '1.1.0';
 
 /**
  * What a plugin may do. An admin grants capabilities per plugin in config; a
@@ -133,6 +133,24 @@ export interface FindingReport {
   location?: string;
 }
 
+/**
+ * A network service a check saw, handed to later checks of the same scan (since API
+ * 1.1). The port scanner reports every open port it identified; the ssl scanner then
+ * inspects each one that spoke TLS.
+ */
+export interface DiscoveredService {
+  /** The address (or name) that was connected to. */
+  host: string;
+  port: number;
+  /** Detected protocol: `http`, `https`, `tls`, `ssh`, `smtp`, `redis`… or `unknown`. */
+  service: string;
+  /** The port completed a TLS handshake directly (not via STARTTLS). */
+  tls: boolean;
+}
+
+/** Kinds of results a check can hand to later checks of the same scan. */
+export type CheckOutput = 'services';
+
 /** Handed to a check while it runs. */
 export interface CheckContext {
   /** Scan options merged over the plugin's option defaults. */
@@ -150,6 +168,17 @@ export interface CheckContext {
    * that follow links or discover hosts must ask before connecting.
    */
   inScope(hostOrIp: string): boolean;
+  /**
+   * Records a service this check found (checks declaring `produces: ['services']`).
+   * Invalid entries are dropped; the same host:port is kept once.
+   */
+  addService(service: DiscoveredService): void;
+  /**
+   * Services found earlier in this scan by checks producing them (for checks declaring
+   * `consumes: ['services']`). Undefined when none of the scan's checks produces
+   * services: the check then works from the target alone.
+   */
+  readonly services?: readonly DiscoveredService[];
 }
 
 /** One unit of network work, in the sslyze sense: it either completes or is recorded as an error. */
@@ -164,6 +193,13 @@ export interface ScannerCheck {
   description?: string;
   /** Asset types this check applies to (defaults to the scanner's). */
   assetTypes?: AssetType[];
+  /** Results this check hands on (API 1.1): checks consuming them run after it finishes. */
+  produces?: CheckOutput[];
+  /**
+   * Results this check reads (API 1.1): it runs after the scan's producers of them
+   * (that do not consume themselves) have finished, whatever their outcome.
+   */
+  consumes?: CheckOutput[];
   run(ctx: CheckContext, target: ScanTarget): Promise<void>;
 }
 

@@ -23,7 +23,7 @@ export async function createTable(
 }
 
 /** Long text that holds JSON documents (LONGTEXT on MariaDB, TEXT on SQLite). */
-export function jsonColumn(table: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder {
+export function jsonColumn(table: Knex.TableBuilder, name: string): Knex.ColumnBuilder {
   return table.text(name, 'longtext');
 }
 

@@ -1,4 +1,6 @@
 import type { Executor } from '../db/create-db.ts';
+import { fromJson, toJson } from '../db/json.ts';
+import type { DiscoveredService } from '../plugin-api.ts';
 
 export type CheckStatus = 'pending' | 'completed' | 'error' | 'timeout' | 'cancelled';
 
@@ -13,6 +15,13 @@ export interface ScanCheckRow {
   duration_ms: number | null;
   finding_count: number;
   completed_at: number | null;
+  /** JSON list of services the check found (see 010-scan-services). */
+  services?: string | null;
+}
+
+/** The services a finished check row recorded. */
+export function servicesOf(row: Pick<ScanCheckRow, 'services'>): DiscoveredService[] {
+  return fromJson<DiscoveredService[]>(row.services ?? null, []);
 }
 
 /** Checks planned for a scan (one row each, so a resumed scan skips finished ones) and measured durations. */
@@ -26,10 +35,17 @@ export const scanCheckRepository = {
     return (await db('scan_checks').where({ scan_id: scanId }).orderBy('seq')) as ScanCheckRow[];
   },
 
-  async record(db: Executor, scanId: string, checkId: string, r: { status: CheckStatus; error: string | null; durationMs: number; findingCount: number; now: number }): Promise<void> {
+  async record(db: Executor, scanId: string, checkId: string, r: { status: CheckStatus; error: string | null; durationMs: number; findingCount: number; services?: DiscoveredService[]; now: number }): Promise<void> {
     await db('scan_checks')
       .where({ scan_id: scanId, check_id: checkId })
-      .update({ status: r.status, error: r.error?.slice(0, 500) ?? null, duration_ms: Math.round(r.durationMs), finding_count: r.findingCount, completed_at: r.now });
+      .update({
+        status: r.status,
+        error: r.error?.slice(0, 500) ?? null,
+        duration_ms: Math.round(r.durationMs),
+        finding_count: r.findingCount,
+        services: r.services?.length ? toJson(r.services) : null,
+        completed_at: r.now,
+      });
   },
 
   async finishedCount(db: Executor, scanId: string): Promise<number> {

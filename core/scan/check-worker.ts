@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { ScannerCheck, ScannerPlugin, ScanTarget } from '../plugin-api.ts';
+import type { DiscoveredService, ScannerCheck, ScannerPlugin, ScanTarget } from '../plugin-api.ts';
 import { runCheck, type CheckAttempt } from './run-check.ts';
 import { scopeFunction, type ScopeSpec } from './scan-scope.ts';
 
@@ -11,6 +11,8 @@ export interface CheckTask {
   options: Record<string, unknown>;
   scope: ScopeSpec;
   timeoutMs: number;
+  /** Services found earlier in the scan, for checks consuming them. */
+  services?: DiscoveredService[];
   /** Findings are posted here as they are reported; a `cancel` message aborts the check. */
   port: MessagePort;
 }
@@ -45,6 +47,7 @@ export default async function runCheckTask(task: CheckTask): Promise<CheckAttemp
       timeoutMs: task.timeoutMs,
       signal: controller.signal,
       inScope: scopeFunction(task.scope),
+      services: task.services,
       onFinding: (finding) => task.port.postMessage({ type: 'finding', finding }),
     });
   } catch (err) {

@@ -1,4 +1,5 @@
-import type { CheckContext, FindingReport, LogLevel, ScanTarget, ScannerCheck } from '../plugin-api.ts';
+import type { CheckContext, DiscoveredService, FindingReport, LogLevel, ScanTarget, ScannerCheck } from '../plugin-api.ts';
+import { ServiceList } from './service-list.ts';
 import { targetScope } from './target-scope.ts';
 
 /** One log line written by a check. */
@@ -17,6 +18,8 @@ export interface CheckAttempt {
   status: 'completed' | 'error' | 'timeout' | 'cancelled';
   findings: FindingReport[];
   logs: CheckLog[];
+  /** Services the check recorded with `ctx.addService` (also when it then failed). */
+  services?: DiscoveredService[];
   error?: string;
   durationMs: number;
 }
@@ -33,6 +36,8 @@ export interface RunCheckOptions {
   deny?: readonly string[];
   /** Called as each finding is reported, besides collecting it. */
   onFinding?: (finding: FindingReport) => void;
+  /** Services found by earlier checks of the scan (`ctx.services`); omit when nothing produces them. */
+  services?: readonly DiscoveredService[];
 }
 
 /**
@@ -44,6 +49,7 @@ export async function runCheck(check: ScannerCheck, target: ScanTarget, opts: Ru
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const findings: FindingReport[] = [];
   const logs: CheckLog[] = [];
+  const services = new ServiceList();
   const controller = new AbortController();
   const onAbort = () => controller.abort(opts.signal?.reason);
   opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -63,6 +69,11 @@ export async function runCheck(check: ScannerCheck, target: ScanTarget, opts: Ru
       logs.push({ timestamp: new Date().toISOString(), level, message: String(message).slice(0, 4000) });
     },
     inScope: opts.inScope ?? targetScope(target, opts.deny),
+    addService(service) {
+      if (done) return;
+      if (!services.add(service)) logs.push({ timestamp: new Date().toISOString(), level: 'WARN', message: `service dropped (invalid or over the limit): ${JSON.stringify(service).slice(0, 200)}` });
+    },
+    ...(opts.services ? { services: Object.freeze(opts.services.map((s) => Object.freeze({ ...s }))) } : {}),
   };
   // A check that ignores its signal still loses the race: the attempt ends at the deadline.
   const aborted = new Promise<never>((_, reject) => {
@@ -71,12 +82,12 @@ export async function runCheck(check: ScannerCheck, target: ScanTarget, opts: Ru
   try {
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('cancelled');
     await Promise.race([check.run(ctx, target), aborted]);
-    return { checkId: check.id, status: 'completed', findings, logs, durationMs: Date.now() - started };
+    return { checkId: check.id, status: 'completed', findings, logs, services: services.toArray(), durationMs: Date.now() - started };
   } catch (err) {
     const cancelled = opts.signal?.aborted === true;
     const timedOut = !cancelled && controller.signal.aborted;
     const reason = cancelled ? 'cancelled' : timedOut ? `timed out after ${timeoutMs} ms` : (err as Error)?.message ?? String(err);
-    return { checkId: check.id, status: cancelled ? 'cancelled' : timedOut ? 'timeout' : 'error', findings, logs, error: reason, durationMs: Date.now() - started };
+    return { checkId: check.id, status: cancelled ? 'cancelled' : timedOut ? 'timeout' : 'error', findings, logs, services: services.toArray(), error: reason, durationMs: Date.now() - started };
   } finally {
     done = true;
     clearTimeout(timer);

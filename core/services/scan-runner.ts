@@ -18,6 +18,7 @@ import { finishScan } from './scan-finish.ts';
 import { progressOf } from './scan-progress.ts';
 import { recordScanFindings } from './scan-findings.ts';
 import { retryOnDeadlock } from './retry-deadlock.ts';
+import { CheckOrder, checkDefinition } from '../scan/check-order.ts';
 
 export type StopReason = 'cancelled' | 'timeout' | 'lost' | 'shutdown';
 
@@ -131,30 +132,37 @@ interface RunContext {
 }
 
 async function runChecks(deps: ScanRunnerDeps, row: ScanRow, token: string, checks: ScanCheckRow[], averages: Map<string, number>, run: RunContext): Promise<void> {
-  const queue = checks.filter((c) => c.status === 'pending');
   const state = checks.map((c) => ({ ...c }));
+  const order = new CheckOrder(state, (c) => checkDefinition(deps.plugins, c));
   let recorded: Promise<unknown> = Promise.resolve();
   const worker = async () => {
-    for (let next = queue.shift(); next && !run.signal.aborted; next = queue.shift()) {
+    for (let next = await order.next(run.signal); next && !run.signal.aborted; next = await order.next(run.signal)) {
       const check = next;
       const planned = deps.plugins.scanners().find((s) => s.plugin.name === check.plugin);
       const timeoutMs = Math.max(1, Math.min(deps.config.pool.checkTimeoutMs, run.deadline - Date.now()));
-      const attempt: CheckAttempt = planned
-        ? await deps.pool.run(
-            { moduleUrl: planned.moduleUrl, checkId: check.check_id, target: run.target, options: { ...planned.options, ...run.options }, scope: run.scope, timeoutMs },
-            { signal: run.signal },
-          )
-        : { checkId: check.check_id, status: 'error', findings: [], logs: [], error: `scanner plugin "${check.plugin}" is not loaded in this worker`, durationMs: 0 };
-      const mine = state.find((c) => c.check_id === check.check_id)!;
-      mine.status = attempt.status;
-      mine.duration_ms = attempt.durationMs;
-      // One scan's attempts are recorded one at a time (they touch the same rows).
-      const record = recorded.then(() => retryOnDeadlock(() => recordAttempt(deps, row, token, attempt, state, averages)));
-      recorded = record.catch(() => undefined);
-      await record;
+      const services = order.servicesFor(check);
+      let found: CheckAttempt['services'] = [];
+      try {
+        const attempt: CheckAttempt = planned
+          ? await deps.pool.run(
+              { moduleUrl: planned.moduleUrl, checkId: check.check_id, target: run.target, options: { ...planned.options, ...run.options }, scope: run.scope, timeoutMs, ...(services ? { services } : {}) },
+              { signal: run.signal },
+            )
+          : { checkId: check.check_id, status: 'error', findings: [], logs: [], error: `scanner plugin "${check.plugin}" is not loaded in this worker`, durationMs: 0 };
+        found = attempt.services ?? [];
+        const mine = state.find((c) => c.check_id === check.check_id)!;
+        mine.status = attempt.status;
+        mine.duration_ms = attempt.durationMs;
+        // One scan's attempts are recorded one at a time (they touch the same rows).
+        const record = recorded.then(() => retryOnDeadlock(() => recordAttempt(deps, row, token, attempt, state, averages)));
+        recorded = record.catch(() => undefined);
+        await record;
+      } finally {
+        order.finished(check, found);
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(deps.config.pool.checkConcurrency, queue.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(deps.config.pool.checkConcurrency, order.pendingCount) }, worker));
 }
 
 /** One transaction per finished check: its row, its findings (deduplicated), the scan's progress, maybe scan.progress. */
@@ -167,7 +175,7 @@ async function recordAttempt(deps: ScanRunnerDeps, row: ScanRow, token: string, 
     const recorded = await recordScanFindings(uow, deps.findings, { tenantId: row.tenant_id, assetId: asset.id, assetName: asset.name, scanId: row.id, checkId: attempt.checkId, now }, attempt.findings);
     if (recorded.rejected.length) deps.logger.warn({ scan_id: row.id, check: attempt.checkId, rejected: recorded.rejected }, 'check reported findings with invalid CVSS vectors');
     const error = attempt.error ?? (recorded.rejected.length ? `invalid findings dropped: ${recorded.rejected.join('; ')}` : null);
-    await scanCheckRepository.record(trx, row.id, attempt.checkId, { status: attempt.status, error, durationMs: attempt.durationMs, findingCount: attempt.findings.length, now });
+    await scanCheckRepository.record(trx, row.id, attempt.checkId, { status: attempt.status, error, durationMs: attempt.durationMs, findingCount: attempt.findings.length, services: attempt.services, now });
     if (attempt.status === 'completed') await scanCheckRepository.measure(trx, attempt.checkId, attempt.durationMs, now);
     const { summary, total } = await scanFindingRepository.summary(trx, row.id);
     await scanRepository.update(trx, row.id, { finding_summary: toJson(summary), finding_count: total, checks_done: await scanCheckRepository.finishedCount(trx, row.id), updated_at: now });

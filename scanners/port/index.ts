@@ -1,7 +1,7 @@
 import { defineScanner, type CheckContext, type ScanTarget } from '../../core/plugin-api.ts';
 import { parsePorts } from './port-list.ts';
 import { exposureFindings } from './risky-exposures.ts';
-import { probeService } from './service-probes.ts';
+import { probeService, serviceOf } from './service-probes.ts';
 import { scanAddresses } from './targets.ts';
 import { scanPorts } from './tcp-connect.ts';
 
@@ -28,6 +28,7 @@ async function tcpScan(ctx: CheckContext, target: ScanTarget): Promise<void> {
     ctx.log('INFO', `${host}: ${result.open.length} open, ${result.closed} closed, ${result.filtered} filtered of ${ports.length} ports`);
     await mapLimit(result.open, 16, async (port) => {
       const info = await probeService(host, port, { timeoutMs: probeTimeoutMs, signal: ctx.signal });
+      ctx.addService(serviceOf(host, port, info));
       for (const finding of exposureFindings(host, port, info)) ctx.report(finding);
     });
   }
@@ -37,7 +38,7 @@ export default defineScanner({
   name: 'port',
   version: '1.0.0',
   apiVersion: '^1.0.0',
-  description: 'TCP connect port scan with service detection (HTTP, TLS, SSH, SMTP, FTP, Redis, MySQL/MariaDB, PostgreSQL, telnet) and risky-exposure findings.',
+  description: 'TCP connect port scan with service detection (HTTP, TLS, SSH, SMTP, FTP, Redis, MySQL/MariaDB, PostgreSQL, telnet) and risky-exposure findings; hands the services it identified to later checks (the ssl scanner inspects the TLS ones).',
   capabilities: ['net:outbound'],
   options: {
     concurrency: { type: 'integer', min: 1, max: 2000, default: 300, description: 'Connects in flight per host (keep well under ulimit -n).' },
@@ -53,6 +54,7 @@ export default defineScanner({
       title: 'Open TCP ports and exposed services',
       category: 'ports',
       maxSeverity: 'critical',
+      produces: ['services'],
       description: 'Connect scan of the `ports` option (default: common ports), service detection on open ports, findings for unauthenticated Redis, reachable databases and clear-text telnet/FTP.',
       run: tcpScan,
     },

@@ -1,5 +1,6 @@
 import { Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import type { DiscoveredService } from '../../core/plugin-api.ts';
 
 export type ServiceName = 'ssh' | 'smtp' | 'ftp' | 'telnet' | 'http' | 'https' | 'tls' | 'redis' | 'mysql' | 'postgresql' | 'pop3' | 'imap' | 'unknown';
 
@@ -11,6 +12,11 @@ export interface ServiceInfo {
   auth: 'none' | 'required' | 'unknown';
   /** Protocol facts (TLS version, HTTP Server header, MySQL version, Redis reply…). */
   details: Record<string, string>;
+}
+
+/** The identified service as the engine hands it to later checks (TLS spoken directly, not STARTTLS). */
+export function serviceOf(host: string, port: number, info: ServiceInfo): DiscoveredService {
+  return { host, port, service: info.service, tls: info.service === 'tls' || info.service === 'https' };
 }
 
 export interface ProbeOptions {

@@ -7,6 +7,7 @@ import * as m005 from './005-exports.ts';
 import * as m006 from './006-webhooks.ts';
 import * as m007 from './007-siem.ts';
 import * as m009 from './009-scans.ts';
+import * as m010 from './010-scan-services.ts';
 
 export interface Migration {
   name: string;
@@ -15,4 +16,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m009];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m009, m010];

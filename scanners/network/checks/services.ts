@@ -2,7 +2,7 @@ import type { ScannerCheck } from '../../../core/plugin-api.ts';
 import { mapLimit } from '../../_lib/pool.ts';
 import { parsePorts } from '../../port/port-list.ts';
 import { exposureFindings } from '../../port/risky-exposures.ts';
-import { probeService } from '../../port/service-probes.ts';
+import { probeService, serviceOf } from '../../port/service-probes.ts';
 import { scanPorts } from '../../port/tcp-connect.ts';
 import { discoverHosts } from '../host-discovery.ts';
 
@@ -13,6 +13,7 @@ export const services: ScannerCheck = {
   title: 'Exposed services on live hosts',
   category: 'ports',
   maxSeverity: 'critical',
+  produces: ['services'],
   description: "Discovers live hosts first, then runs the port scanner's connect scan, service detection and risky-exposure findings on each live host only; every finding names its host.",
   assetTypes: ['network'],
   async run(ctx, target) {
@@ -24,6 +25,7 @@ export const services: ScannerCheck = {
       ctx.log('INFO', `${host}: ${result.open.length} open, ${result.closed} closed, ${result.filtered} filtered of ${ports.length} ports`);
       await mapLimit(result.open, 16, async (port) => {
         const info = await probeService(host, port, { timeoutMs: num(ctx.options.probe_timeout_ms, 2000), signal: ctx.signal });
+        ctx.addService(serviceOf(host, port, info));
         for (const f of exposureFindings(host, port, info)) {
           ctx.report({ ...f, title: `${host}: ${f.title}`, evidence: { ...f.evidence, host } });
         }

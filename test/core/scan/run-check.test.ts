@@ -71,3 +71,37 @@ test('default scope: the host itself, a network CIDR, never the deny list', (t) 
   const v6 = targetScope({ assetId: 'a', assetType: 'ip', name: '::1', host: '::1' });
   t.true(v6('[::1]'));
 });
+
+test('services a check records are validated, deduplicated and returned with the attempt, also when it then fails', async (t) => {
+  const attempt = await runCheck(
+    check(async (ctx) => {
+      ctx.addService({ host: '127.0.0.1', port: 8443, service: 'unknown', tls: true });
+      ctx.addService({ host: '127.0.0.1', port: 8443, service: 'HTTPS', tls: true }); // more specific: replaces
+      ctx.addService({ host: '127.0.0.1', port: 8443, service: 'unknown', tls: true }); // less specific: ignored
+      ctx.addService({ host: '127.0.0.1', port: 70000, service: 'http', tls: false });
+      ctx.addService({ host: '', port: 22, service: 'ssh', tls: false });
+      ctx.addService({ host: '127.0.0.1', port: 22, service: 'ssh' } as never);
+      throw new Error('broke after discovery');
+    }),
+    target,
+  );
+  t.is(attempt.status, 'error');
+  t.deepEqual(attempt.services, [
+    { host: '127.0.0.1', port: 8443, service: 'https', tls: true },
+    { host: '127.0.0.1', port: 22, service: 'ssh', tls: false },
+  ]);
+  t.is(attempt.logs.filter((l) => l.level === 'WARN' && l.message.startsWith('service dropped')).length, 2);
+});
+
+test('ctx.services is what the engine passed (frozen), and absent when nothing produces services', async (t) => {
+  let seen: unknown = 'unset';
+  const probe = check(async (ctx) => {
+    seen = ctx.services;
+    if (ctx.services) t.throws(() => (ctx.services as unknown as unknown[]).push({}));
+  });
+  await runCheck(probe, target);
+  t.is(seen, undefined);
+  const given = [{ host: '127.0.0.1', port: 443, service: 'https', tls: true }];
+  await runCheck(probe, target, { services: given });
+  t.deepEqual(seen, given);
+});
