@@ -40,6 +40,8 @@ export interface Config {
   scans: ScanConfig;
   plugins: {
     builtin: 'all' | string[];
+    /** Admin options of built-in plugins, by plugin name (validated against each plugin's options schema). */
+    builtinOptions?: Record<string, Record<string, unknown>>;
     external: ExternalPluginConfig[];
     baseDir: string;
   };
@@ -173,6 +175,7 @@ export const configSchema = Joi.object<Config>({
   scans: scanConfigSchema.required(),
   plugins: Joi.object({
     builtin: Joi.alternatives(Joi.string().valid('all'), Joi.array().items(Joi.string())).required(),
+    builtinOptions: Joi.object().pattern(Joi.string(), Joi.object().unknown(true)).default({}),
     external: Joi.array()
       .items(
         Joi.object({

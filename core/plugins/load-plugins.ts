@@ -83,9 +83,12 @@ export async function loadPlugins(config: Config['plugins'], root = PROJECT_ROOT
     const unknown = config.builtin.filter((n) => !builtins.some((b) => b.name === n));
     if (unknown.length) throw new PluginLoadError(`plugins.builtin names unknown built-in plugins: ${unknown.join(', ')}.`);
   }
+  const builtinOptions = config.builtinOptions ?? {};
+  const unknownOptions = Object.keys(builtinOptions).filter((n) => !builtins.some((b) => b.name === n && (config.builtin === 'all' || config.builtin.includes(n))));
+  if (unknownOptions.length) throw new PluginLoadError(`plugins.builtinOptions names built-in plugins that are not loaded: ${unknownOptions.join(', ')}.`);
   for (const b of builtins) {
     if (config.builtin !== 'all' && !config.builtin.includes(b.name)) continue;
-    entries.push(await loadOne(pathToFileURL(b.file).href, `built-in plugin "${b.name}"`, 'builtin', 'declared', {}));
+    entries.push(await loadOne(pathToFileURL(b.file).href, `built-in plugin "${b.name}"`, 'builtin', 'declared', builtinOptions[b.name] ?? {}));
   }
   for (const [i, ext] of config.external.entries()) {
     const label = `plugin "${ext.module}" (plugins.external[${i}])`;

@@ -57,7 +57,7 @@ test('refuses bad plugins at start-up with an error naming them', async (t) => {
     [external(dir, 'rampart-scanner-fixture', ['net:outbound'], { colour: 'red' }), /colour is not allowed/],
   ];
   writePlugin(dir, 'future.js', { name: 'future', apiVersion: '^2.0.0' });
-  cases.push([external(dir, './future.js', []), /\(future\) needs plugin API \^2\.0\.0; this Rampart provides 1\.0\.0/]);
+  cases.push([external(dir, './future.js', []), /\(future\) needs plugin API \^2\.0\.0; this Rampart provides 1\.1\.0/]);
   writePlugin(dir, 'nameless.js', { name: 'Bad Name!' });
   cases.push([external(dir, './nameless.js', []), /Invalid plugin "\.\/nameless\.js".*name/]);
   writePlugin(dir, 'kindless.js', { kind: 'teapot' });
@@ -94,4 +94,15 @@ test('GET /api/plugins lists loaded plugins with secret options redacted', async
   t.is(res.body.meta.total, res.body.data.length);
   t.is((await app.request('GET', '/api/plugins', { token: null })).statusCode, 401);
   t.is((await app.request('GET', '/api/plugins?kind=teapot', { token })).statusCode, 400);
+});
+
+test('built-in plugins take admin options from plugins.builtinOptions, validated like any plugin', async (t) => {
+  const registry = await loadPlugins({ builtin: ['ssl'], builtinOptions: { ssl: { handshake_timeout_ms: 1234 } }, external: [], baseDir: '.' });
+  const ssl = registry.scanners().find((s) => s.plugin.name === 'ssl')!;
+  t.is(ssl.options.handshake_timeout_ms, 1234);
+  t.is(ssl.options.expiry_warning_days, 30, 'defaults still apply to the rest');
+  const bad = await t.throwsAsync(loadPlugins({ builtin: ['ssl'], builtinOptions: { ssl: { handshake_timeout_ms: 'soon' } }, external: [], baseDir: '.' }), { instanceOf: PluginLoadError });
+  t.regex(bad!.message, /ssl/);
+  const unknown = await t.throwsAsync(loadPlugins({ builtin: ['ssl'], builtinOptions: { dns: {} }, external: [], baseDir: '.' }), { instanceOf: PluginLoadError });
+  t.regex(unknown!.message, /builtinOptions.*dns/);
 });
