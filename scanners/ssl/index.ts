@@ -10,8 +10,13 @@ import { keyExchange } from './checks/key-exchange.ts';
 import { protocolVersions } from './checks/protocol-versions.ts';
 import { tls10Cbc } from './checks/tls10-cbc.ts';
 import { weakCiphers } from './checks/weak-ciphers.ts';
+import { acrossTlsServices, httpsOnly } from './across-tls-services.ts';
 
-/** TLS configuration and certificate analysis by real handshakes (see README.md). */
+/**
+ * TLS configuration and certificate analysis by real handshakes (see README.md). Each
+ * check runs on the target's TLS port and, in scans that also run the port scanner, on
+ * every TLS service it found (HSTS only on those that answered HTTPS).
+ */
 export default defineScanner({
   name: 'ssl',
   version: '1.0.0',
@@ -25,5 +30,9 @@ export default defineScanner({
     handshake_timeout_ms: { type: 'integer', default: 5000, min: 100, max: 60000, description: 'Time limit of one TLS handshake.' },
     expiry_warning_days: { type: 'integer', default: 30, min: 1, max: 365, description: 'A certificate expiring within this many days is reported.' },
   },
-  checks: [protocolVersions, weakCiphers, tls10Cbc, certValidity, certSelfSigned, certUntrusted, certHostname, certWeakKey, certSignature, hsts, keyExchange],
+  checks: [
+    ...[protocolVersions, weakCiphers, tls10Cbc, certValidity, certSelfSigned, certUntrusted, certHostname, certWeakKey, certSignature].map((c) => acrossTlsServices(c)),
+    acrossTlsServices(hsts, httpsOnly),
+    acrossTlsServices(keyExchange),
+  ],
 });
