@@ -3,6 +3,7 @@ import { INSTANCE_ID } from '../events/event-consumer.ts';
 import type { Logger } from '../logger.ts';
 import { OutboundError } from '../outbound/outbound-error.ts';
 import type { OutboundHttpClient } from '../outbound/http-client.ts';
+import { PollLoop } from './poll-loop.ts';
 import type { SecretBox } from './secret-box.ts';
 import { callbackSecretContext } from './scan-service.ts';
 import { signatureHeaders } from './webhook-signer.ts';
@@ -35,26 +36,25 @@ let seq = 0;
  */
 export class ScanCallbackWorker {
   readonly #d: CallbackWorkerDeps;
-  #running = false;
-  #loop: Promise<void> | null = null;
-  #wake: (() => void) | null = null;
+  readonly #loop: PollLoop;
   readonly #abort = new AbortController();
 
   constructor(deps: CallbackWorkerDeps) {
     this.#d = deps;
+    this.#loop = new PollLoop({
+      round: async () => void (await this.runOnce()),
+      intervalMs: deps.config.pollIntervalMs,
+      onError: (err) => deps.logger.error({ err: err.message }, 'scan callback round failed'),
+    });
   }
 
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
-    this.#loop = this.#run();
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    this.#running = false;
     this.#abort.abort();
-    this.#wake?.();
-    await this.#loop;
+    await this.#loop.stop();
   }
 
   async runOnce(): Promise<number> {
@@ -99,24 +99,5 @@ export class ScanCallbackWorker {
       return;
     }
     await db('scan_callbacks').where({ scan_id: row.scan_id, locked_by: token }).update({ ...base, next_attempt_at: Date.now() + delay * 1000 });
-  }
-
-  async #run(): Promise<void> {
-    while (this.#running) {
-      try {
-        await this.runOnce();
-      } catch (err) {
-        this.#d.logger.error({ err: (err as Error).message }, 'scan callback round failed');
-      }
-      if (!this.#running) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.#d.config.pollIntervalMs);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#wake = null;
-    }
   }
 }

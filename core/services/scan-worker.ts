@@ -1,5 +1,6 @@
 import { INSTANCE_ID } from '../events/event-consumer.ts';
 import { scanRepository } from '../repositories/scan-repository.ts';
+import { PollLoop } from './poll-loop.ts';
 import { runScan, type RunningScan, type ScanRunnerDeps } from './scan-runner.ts';
 
 let claimSeq = 0;
@@ -13,12 +14,15 @@ let claimSeq = 0;
 export class ScanWorker {
   readonly #d: ScanRunnerDeps;
   readonly #active = new Map<string, RunningScan>();
-  #running = false;
-  #loop: Promise<void> | null = null;
-  #wake: (() => void) | null = null;
+  readonly #loop: PollLoop;
 
   constructor(deps: ScanRunnerDeps) {
     this.#d = deps;
+    this.#loop = new PollLoop({
+      round: async () => void (await this.claimOnce()),
+      intervalMs: deps.config.worker.pollIntervalMs,
+      onError: (err) => deps.logger.error({ err: err.message }, 'scan claim failed; will retry'),
+    });
   }
 
   get active(): number {
@@ -31,21 +35,17 @@ export class ScanWorker {
   }
 
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
-    this.#loop = this.#run();
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    this.#running = false;
-    this.#wake?.();
-    await this.#loop;
+    await this.#loop.stop();
     for (const scan of this.#active.values()) scan.stop('shutdown');
     await Promise.all([...this.#active.values()].map((s) => s.done));
   }
 
   wake(): void {
-    this.#wake?.();
+    this.#loop.wake();
   }
 
   /** A scan was cancelled through this process's API: stop it now rather than at the next heartbeat. */
@@ -70,24 +70,5 @@ export class ScanWorker {
       });
     }
     return started;
-  }
-
-  async #run(): Promise<void> {
-    while (this.#running) {
-      try {
-        await this.claimOnce();
-      } catch (err) {
-        this.#d.logger.error({ err: (err as Error).message }, 'scan claim failed; will retry');
-      }
-      if (!this.#running) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.#d.config.worker.pollIntervalMs);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#wake = null;
-    }
   }
 }

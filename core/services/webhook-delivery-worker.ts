@@ -6,6 +6,7 @@ import type { Logger } from '../logger.ts';
 import type { OutboundHttpClient } from '../outbound/http-client.ts';
 import { webhookDeliveryRepository as deliveries, type DeliveryRow } from '../repositories/webhook-delivery-repository.ts';
 import { webhookRepository, type WebhookRecord } from '../repositories/webhook-repository.ts';
+import { PollLoop } from './poll-loop.ts';
 import type { SecretBox } from './secret-box.ts';
 import { attemptDelivery, type AttemptResult } from './webhook-attempt.ts';
 import { AttemptRecorder } from './webhook-attempt-recorder.ts';
@@ -37,15 +38,18 @@ export class WebhookDeliveryWorker {
   readonly #now: () => number;
   readonly #recorder: AttemptRecorder;
   readonly #inFlight = new Set<Promise<void>>();
-  #running = false;
-  #loop: Promise<void> | null = null;
-  #wake: (() => void) | null = null;
+  readonly #loop: PollLoop;
   #abort = new AbortController();
 
   constructor(deps: DeliveryWorkerDeps) {
     this.#d = deps;
     this.#now = deps.now ?? Date.now;
     this.#recorder = new AttemptRecorder(deps.outbox, deps.config, deps.logger, this.#now);
+    this.#loop = new PollLoop({
+      round: () => this.#round(),
+      intervalMs: deps.config.workerPollIntervalMs,
+      onError: (err) => deps.logger.error({ err: err.message }, 'webhook worker claim failed; will retry'),
+    });
   }
 
   /** A lease token unique to one claim. */
@@ -54,23 +58,21 @@ export class WebhookDeliveryWorker {
   }
 
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
+    if (this.#loop.running) return;
     this.#abort = new AbortController();
-    this.#loop = this.#run();
+    this.#loop.start();
   }
 
   /** Stops claiming, aborts requests in flight (their leases are released unused) and waits. */
   async stop(): Promise<void> {
-    this.#running = false;
     this.#abort.abort();
-    this.#wake?.();
-    await this.#loop;
+    await this.#loop.stop();
+    await Promise.allSettled([...this.#inFlight]);
   }
 
   /** Called when new deliveries exist, so they go out without waiting for the next poll. */
   wake(): void {
-    this.#wake?.();
+    this.#loop.wake();
   }
 
   /** Sends deliveries already leased to `token` and waits for their outcome (the test call). */
@@ -91,7 +93,7 @@ export class WebhookDeliveryWorker {
     for (const row of rows) {
       const task = this.#send(row, hooks.get(row.webhook_id), token).finally(() => {
         this.#inFlight.delete(task);
-        this.#wake?.();
+        this.#loop.wake();
       });
       this.#inFlight.add(task);
     }
@@ -116,41 +118,23 @@ export class WebhookDeliveryWorker {
     await this.#recorder.record({ row, webhook, token, result, startedAt });
   }
 
-  async #run(): Promise<void> {
-    const { db, config, logger } = this.#d;
-    while (this.#running) {
-      const free = config.concurrency - this.#inFlight.size;
-      const asked = Math.min(free, config.batchSize);
-      let claimed = 0;
-      if (free > 0) {
-        try {
-          claimed = await this.#claimAndStart(asked);
-        } catch (err) {
-          logger.error({ err: (err as Error).message }, 'webhook worker claim failed; will retry');
-        }
+  /** One claim round; returns how long to sleep (0: a full batch was due, claim again at once). */
+  async #round(): Promise<number> {
+    const { db, config } = this.#d;
+    const free = config.concurrency - this.#inFlight.size;
+    const asked = Math.min(free, config.batchSize);
+    const claimed = free > 0 ? await this.#claimAndStart(asked) : 0;
+    if (claimed > 0 && claimed === asked && asked < free) return 0;
+    let wait = config.workerPollIntervalMs;
+    if (claimed === 0 && free > 0) {
+      try {
+        const due = await deliveries.nextDueAt(db, this.#now());
+        if (due !== null) wait = Math.max(5, Math.min(wait, due - this.#now()));
+      } catch {
+        // keep the poll interval
       }
-      if (!this.#running) break;
-      // A full batch with slots to spare: more may be due at once.
-      if (claimed > 0 && claimed === asked && asked < free) continue;
-      let wait = config.workerPollIntervalMs;
-      if (claimed === 0 && free > 0) {
-        try {
-          const due = await deliveries.nextDueAt(db, this.#now());
-          if (due !== null) wait = Math.max(5, Math.min(wait, due - this.#now()));
-        } catch {
-          // keep the poll interval
-        }
-      }
-      // Sleep until the poll time, a wake-up (new deliveries) or a free slot.
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#wake = null;
     }
-    await Promise.allSettled([...this.#inFlight]);
+    // Until then a wake-up (new deliveries, a freed slot) starts the next round early.
+    return wait;
   }
 }
