@@ -1,10 +1,11 @@
 import Joi from 'joi';
+import { recordId } from '../../core/http/common-schemas.ts';
 import { idPattern } from '../../core/ids.ts';
 import { SCOPES, TIERS } from '../../core/services/scopes.ts';
 
-export const tenantId = Joi.string().pattern(idPattern('ten')).required().messages({ 'string.pattern.base': '{#label} is not a tenant id' });
-export const userId = Joi.string().pattern(idPattern('usr')).required().messages({ 'string.pattern.base': '{#label} is not a user id' });
-export const tokenId = Joi.string().pattern(idPattern('tok')).required().messages({ 'string.pattern.base': '{#label} is not a token id' });
+export const tenantId = recordId('ten', 'a tenant id').required();
+export const userId = recordId('usr', 'a user id').required();
+export const tokenId = recordId('tok', 'a token id').required();
 
 const iso = Joi.string().isoDate();
 export const scopeList = Joi.array().items(Joi.string().valid(...SCOPES)).unique().min(1);

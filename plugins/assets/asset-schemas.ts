@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { idPattern } from '../../core/ids.ts';
+import { recordId, severityCountsSchema } from '../../core/http/common-schemas.ts';
 import { pageQuery } from '../../core/http/pagination.ts';
 import { ASSET_STATUSES } from '../../core/repositories/asset-repository.ts';
 import { ASSET_TYPES } from '../../core/services/asset-names.ts';
@@ -7,16 +7,10 @@ import { MAX_TAG_LENGTH, MAX_TAGS, TAG_PATTERN } from '../../core/services/asset
 import { VERIFICATION_METHODS } from '../../core/services/verification-methods.ts';
 
 const iso = Joi.string().isoDate();
-const severityCounts = Joi.object({
-  critical: Joi.number().integer().min(0).required(),
-  high: Joi.number().integer().min(0).required(),
-  medium: Joi.number().integer().min(0).required(),
-  low: Joi.number().integer().min(0).required(),
-  info: Joi.number().integer().min(0).required(),
-}).label('FindingSummary');
+const severityCounts = severityCountsSchema('FindingSummary');
 
 export const assetIdParams = Joi.object({
-  id: Joi.string().pattern(idPattern('ast')).required().messages({ 'string.pattern.base': '{#label} is not an asset id' }),
+  id: recordId('ast', 'an asset id').required(),
 });
 
 export const tagList = Joi.array()

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { idPattern } from '../../core/ids.ts';
+import { recordId } from '../../core/http/common-schemas.ts';
 import { EXPORT_FORMATS } from '../../core/services/export-formats.ts';
 import { findingFilterKeys, findingSortKeys } from '../findings/finding-schemas.ts';
 
@@ -21,7 +21,7 @@ export const exportPayload = Joi.object({
 }).label('FindingExportRequest');
 
 export const exportIdParams = Joi.object({
-  id: Joi.string().pattern(idPattern('exp')).required().messages({ 'string.pattern.base': '{#label} is not an export id' }),
+  id: recordId('exp', 'an export id').required(),
 });
 
 export const exportSchema = Joi.object({

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { idPattern } from '../../core/ids.ts';
+import { recordId } from '../../core/http/common-schemas.ts';
 import { pageQuery } from '../../core/http/pagination.ts';
 import { FINDING_STATUSES } from '../../core/repositories/finding-repository.ts';
 import { SEVERITIES } from '../../core/services/risk-score.ts';
@@ -7,11 +7,11 @@ import { SEVERITIES } from '../../core/services/risk-score.ts';
 const iso = Joi.string().isoDate();
 const severity = Joi.string().valid(...SEVERITIES);
 const status = Joi.string().valid(...FINDING_STATUSES);
-const assetId = Joi.string().pattern(idPattern('ast')).messages({ 'string.pattern.base': '{#label} is not an asset id' });
+const assetId = recordId('ast', 'an asset id');
 const httpUrl = Joi.string().uri({ scheme: ['http', 'https'] }).max(2048);
 
 export const findingIdParams = Joi.object({
-  id: Joi.string().pattern(idPattern('fnd')).required().messages({ 'string.pattern.base': '{#label} is not a finding id' }),
+  id: recordId('fnd', 'a finding id').required(),
 });
 
 /** `severity` as a comma-separated string (query) or an array (export filters); yields a de-duplicated array. */

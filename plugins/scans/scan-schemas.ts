@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { idPattern } from '../../core/ids.ts';
+import { recordId, severityCountsSchema } from '../../core/http/common-schemas.ts';
 import { pageQuery } from '../../core/http/pagination.ts';
 import { SCAN_PRIORITIES, SCAN_STATUSES } from '../../core/repositories/scan-repository.ts';
 import { SCAN_TYPES } from '../../core/scan/scan-types.ts';
@@ -7,21 +7,15 @@ import { findingFilterKeys } from '../findings/finding-schemas.ts';
 
 const iso = Joi.string().isoDate();
 const scanType = Joi.string().valid(...SCAN_TYPES);
-const severityCounts = Joi.object({
-  critical: Joi.number().integer().min(0).required(),
-  high: Joi.number().integer().min(0).required(),
-  medium: Joi.number().integer().min(0).required(),
-  low: Joi.number().integer().min(0).required(),
-  info: Joi.number().integer().min(0).required(),
-}).label('ScanFindingSummary');
+const severityCounts = severityCountsSchema('ScanFindingSummary');
 
 export const scanIdParams = Joi.object({
-  id: Joi.string().pattern(idPattern('scn')).required().messages({ 'string.pattern.base': '{#label} is not a scan id' }),
+  id: recordId('scn', 'a scan id').required(),
 });
 export const scheduleIdParams = Joi.object({
-  id: Joi.string().pattern(idPattern('sch')).required().messages({ 'string.pattern.base': '{#label} is not a schedule id' }),
+  id: recordId('sch', 'a schedule id').required(),
 });
-const assetId = Joi.string().pattern(idPattern('ast')).messages({ 'string.pattern.base': '{#label} is not an asset id' });
+const assetId = recordId('ast', 'an asset id');
 
 /** `?format=flat` selects the spec's flat response variant; `wrapped` (default) the `{data}` one. */
 export const formatQuery = Joi.object({

@@ -1,6 +1,6 @@
 import Joi from 'joi';
+import { recordId } from '../../core/http/common-schemas.ts';
 import { WEBHOOK_EVENT_KINDS } from '../../core/events/event-kinds.ts';
-import { idPattern } from '../../core/ids.ts';
 import { TRANSFORMS } from '../../core/services/webhook-payload.ts';
 
 const iso = Joi.string().isoDate();
@@ -8,11 +8,11 @@ const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
 const CATEGORIES = [...new Set(WEBHOOK_EVENT_KINDS.map((k) => k.split('.')[0]!))];
 
 export const webhookIdParams = Joi.object({
-  id: Joi.string().pattern(idPattern('whk')).required().messages({ 'string.pattern.base': '{#label} is not a webhook id' }),
+  id: recordId('whk', 'a webhook id').required(),
 });
 
 export const deliveryParams = webhookIdParams.keys({
-  delivery_id: Joi.string().pattern(idPattern('dlv')).required().messages({ 'string.pattern.base': '{#label} is not a delivery id' }),
+  delivery_id: recordId('dlv', 'a delivery id').required(),
 });
 
 /** An event kind of the webhook list, `*`, or `<category>.*` (e.g. `finding.*`). */
