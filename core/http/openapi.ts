@@ -2,6 +2,7 @@ import type { Server, RequestRoute } from '@hapi/hapi';
 import type Joi from 'joi';
 import joiToJson from 'joi-to-json';
 import { errorSchema } from './error-schema.ts';
+import { routeRateLimit } from './rate-limit-settings.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -21,6 +22,16 @@ const ERROR_TEXT: Record<number, string> = {
   429: 'Rate limited (see Retry-After)',
   500: 'Unexpected error (no internals disclosed)',
 };
+
+/** Headers every rate-limited response carries (core/rate-limit/rate-limit-headers.ts). */
+const RATE_LIMIT_HEADERS: Record<string, { description: string; schema: JsonSchema }> = {
+  'X-RateLimit-Limit': { description: 'Size (burst) of the binding bucket: the most requests that can be made at once.', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Whole requests left in the binding bucket now.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Unix time (seconds) when the binding bucket is full again.', schema: { type: 'integer' } },
+  'RateLimit-Policy': { description: 'IETF draft: every bucket that applied, e.g. `"standard";q=100;w=60;burst=20, "scan-create";q=10;w=60`.', schema: { type: 'string' } },
+  RateLimit: { description: 'IETF draft: remaining (r) and seconds until the next request is allowed (t) per bucket.', schema: { type: 'string' } },
+};
+const headerRefs = (names: string[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
 
 function isJoi(value: unknown): value is Joi.Schema {
   return typeof value === 'object' && value !== null && 'describe' in value && '$_root' in value;
@@ -73,17 +84,36 @@ function operation(route: RequestRoute, components: Record<string, JsonSchema>):
     op.requestBody = { required: true, content: { 'application/json': { schema: schemaRef(validate.payload, components) } } };
   }
   const responses = op.responses as Record<string, unknown>;
+  const limit = routeRateLimit(route);
+  const limited = limit !== false;
+  const conditional = typeof s.plugins?.rampart?.lastModified === 'function';
+  const successHeaders = headerRefs([...(limited ? Object.keys(RATE_LIMIT_HEADERS) : []), ...(conditional ? ['Last-Modified'] : [])]);
+  const withHeaders = (response: Record<string, unknown>) => (Object.keys(successHeaders).length ? { ...response, headers: successHeaders } : response);
+  if (limit) {
+    const burst = limit.burst && limit.burst !== limit.perMinute ? `, burst ${limit.burst}` : '';
+    op['x-rate-limit'] = { key: limit.key, per_minute: limit.perMinute, ...(limit.burst ? { burst: limit.burst } : {}) };
+    op.description = `${op.description ? `${op.description}\n\n` : ''}Rate limit: ${limit.perMinute} per minute${burst} for this endpoint ("${limit.key}"), besides the tier's budget.`;
+  }
+  if (conditional) {
+    op.parameters = [
+      ...(op.parameters as JsonSchema[]),
+      { name: 'If-Modified-Since', in: 'header', required: false, schema: { type: 'string' }, description: 'HTTP date from an earlier Last-Modified: answered 304 without a body, and without spending a rate-limit token, when nothing changed since.' },
+    ];
+    responses['304'] = { description: 'Not modified since If-Modified-Since (no body, no token spent).', headers: headerRefs(['Last-Modified']) };
+  }
   const status = (s.response as { status?: Record<string, unknown> } | undefined)?.status ?? {};
   for (const [code, schema] of Object.entries(status)) {
     // `true` marks a file or stream body whose format depends on the request (exports).
-    responses[code] = Number(code) === 204
-      ? { description: 'No content' }
-      : !isJoi(schema)
-        ? { description: 'File or stream', content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }
-        : { description: 'Success', content: { 'application/json': { schema: schemaRef(schema, components) } } };
+    responses[code] = withHeaders(
+      Number(code) === 204
+        ? { description: 'No content' }
+        : !isJoi(schema)
+          ? { description: 'File or stream', content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }
+          : { description: 'Success', content: { 'application/json': { schema: schemaRef(schema, components) } } },
+    );
   }
-  if (!Object.keys(status).length) responses['200'] = { description: 'Success' };
-  const errors = [400, 429, 500];
+  if (!Object.keys(status).length) responses['200'] = withHeaders({ description: 'Success' });
+  const errors = limited ? [400, 429, 500] : [500];
   if (auth !== false) errors.push(401);
   if (scopes.length) errors.push(403);
   if (route.path.includes('{')) errors.push(404);
@@ -112,8 +142,14 @@ export function buildOpenApi(server: Server, version: string): Record<string, un
   const errorRef = schemaRef(errorSchema, components);
   const responses: Record<string, unknown> = {};
   for (const [code, text] of Object.entries(ERROR_TEXT)) {
-    responses[`E${code}`] = { description: text, content: { 'application/json': { schema: errorRef } } };
+    const headers = code === '429' ? headerRefs([...Object.keys(RATE_LIMIT_HEADERS), 'Retry-After']) : code === '500' ? {} : headerRefs(Object.keys(RATE_LIMIT_HEADERS));
+    responses[`E${code}`] = { description: text, content: { 'application/json': { schema: errorRef } }, ...(Object.keys(headers).length ? { headers } : {}) };
   }
+  const headers: Record<string, unknown> = {
+    ...RATE_LIMIT_HEADERS,
+    'Retry-After': { description: 'Seconds to wait before retrying (equals `error.retry_after`).', schema: { type: 'integer' } },
+    'Last-Modified': { description: 'When the data last changed (HTTP date, whole seconds); send it back as If-Modified-Since.', schema: { type: 'string' } },
+  };
   return {
     openapi: '3.1.0',
     info: {
@@ -127,6 +163,7 @@ export function buildOpenApi(server: Server, version: string): Record<string, un
     components: {
       schemas: components,
       responses,
+      headers,
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An opaque Rampart API token (rmp_…).' } },
     },
   };

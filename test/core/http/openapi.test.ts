@@ -58,3 +58,21 @@ test('browsable docs at /docs load Swagger UI pointing at the document', async (
   const traversal = await t0.request('GET', '/docs/assets/..%2Fpackage.json', { token: null });
   t.is(traversal.statusCode, 400);
 });
+
+test('the document describes rate-limit headers, 429, per-endpoint limits and conditional GETs', async (t) => {
+  const doc = (await t0.request('GET', '/api/openapi.json', { token: null })).body;
+  const list = doc.paths['/api/findings'].get;
+  t.truthy(list.responses['304'], 'a list with Last-Modified documents 304');
+  t.true(list.parameters.some((p: { name: string; in: string }) => p.name === 'If-Modified-Since' && p.in === 'header'));
+  t.deepEqual(Object.keys(list.responses['200'].headers).sort(), ['Last-Modified', 'RateLimit', 'RateLimit-Policy', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']);
+  t.is(list.responses['429'].$ref, '#/components/responses/E429');
+  t.truthy(doc.components.responses.E429.headers['Retry-After']);
+  t.truthy(doc.components.headers['X-RateLimit-Reset']);
+  const create = doc.paths['/api/scan/create'].post;
+  t.deepEqual(create['x-rate-limit'], { key: 'scan-create', per_minute: 10 });
+  t.regex(create.description, /Rate limit: 10 per minute/);
+  t.falsy(create.responses['304'], 'writes are never conditional');
+  const health = doc.paths['/api/health'].get;
+  t.falsy(health.responses['429'], 'health is never rate limited');
+  t.falsy(health.responses['200'].headers);
+});
