@@ -1,47 +1,82 @@
 import type { ScannerCheck } from '../../../core/plugin-api.ts';
 import { hostPort } from '../../_lib/endpoint.ts';
-import { tlsHandshake } from '../../_lib/tls-handshake.ts';
-import { runtimeCanOffer, WEAK_GROUPS } from '../cipher-capabilities.ts';
+import { acceptedSuites, highestAcceptedVersion, type VersionProbe } from '../raw/accepted-suites.ts';
+import { SSL3, TLS10, TLS11, TLS12 } from '../raw/client-hello.ts';
+import { describeOutcome, type RawTarget } from '../raw/raw-probe.ts';
+import { versionName } from '../raw/tls-names.ts';
+import { suitesOf, WEAK_FAMILIES, type WeakCipherFamily } from '../weak-cipher-families.ts';
 import { baseHandshake, sslEndpoint } from '../ssl-target.ts';
+
+/** Versions the weak families exist at (TLS 1.3 suites are all AEAD), highest first. */
+const LEGACY_VERSIONS = [TLS12, TLS11, TLS10, SSL3];
+
+interface FamilyHit {
+  family: WeakCipherFamily;
+  protocol: string;
+  suites: string[];
+}
+
+/** The version to probe a family at: the highest accepted one the family may use. */
+function versionFor(family: WeakCipherFamily, accepted: number[]): number | null {
+  return accepted.find((v) => v <= (family.maxVersion ?? TLS12)) ?? accepted[0] ?? null;
+}
+
+/** Which of the legacy versions the server accepts, without a probe per version when the top one answers. */
+async function acceptedVersions(raw: RawTarget): Promise<{ accepted: number[]; probes: VersionProbe[] }> {
+  const first = await highestAcceptedVersion(raw, LEGACY_VERSIONS);
+  if (first.version === null) return { accepted: [], probes: first.probes };
+  const accepted = [first.version];
+  // EXPORT needs a version <= TLS 1.0; only look for one when the top version is newer.
+  if (first.version > TLS10) {
+    const lower = await highestAcceptedVersion(raw, LEGACY_VERSIONS.filter((v) => v <= TLS10));
+    if (lower.version !== null) accepted.push(lower.version);
+  }
+  return { accepted, probes: first.probes };
+}
 
 export const weakCiphers: ScannerCheck = {
   id: 'ssl:weak-ciphers',
   title: 'Weak cipher suites accepted',
   category: 'tls',
   maxSeverity: 'high',
-  description: 'Offers only one weak family at a time (NULL, anonymous, EXPORT, RC4, 3DES) up to TLS 1.2 and reports the families the server accepts.',
+  description:
+    'Hand-built ClientHellos offering one weak family at a time (NULL, anonymous, EXPORT, DES, RC4, 3DES) at the highest of TLS 1.2/1.1/1.0 (SSLv3 if nothing else) the server accepts; every accepted suite is listed by IANA name.',
   async run(ctx, target) {
     const ep = sslEndpoint(ctx, target);
     if (!ep) return;
-    const base = baseHandshake(ctx, ep);
-    const accepted: Array<{ group: (typeof WEAK_GROUPS)[number]; cipher: string; protocol: string | null }> = [];
-    const notTestable: string[] = [];
-    for (const group of WEAK_GROUPS) {
-      if (!runtimeCanOffer(group.openssl)) {
-        notTestable.push(group.name);
-        continue;
-      }
-      // TLS 1.3 suites are all strong; the weak families only exist up to TLS 1.2.
-      const hs = await tlsHandshake({ ...base, minVersion: 'TLSv1', maxVersion: 'TLSv1.2', ciphers: group.openssl });
-      if (hs.ok) accepted.push({ group, cipher: hs.cipher.standardName || hs.cipher.name, protocol: hs.protocol });
+    const raw = baseHandshake(ctx, ep);
+    const { accepted: versions, probes } = await acceptedVersions(raw);
+    if (!versions.length) {
+      const answers = probes.map((p) => `${versionName(p.version)}: ${describeOutcome(p.outcome)}`).join('; ');
+      if (probes.every((p) => p.outcome.kind === 'timeout' || p.outcome.kind === 'error')) throw new Error(`${hostPort(ep)} did not answer: ${answers}`);
+      ctx.log('INFO', `${hostPort(ep)} accepts none of SSLv3-TLS 1.2 (${answers}); weak suites only exist there`);
+      return;
     }
-    if (notTestable.length) ctx.log('INFO', `not testable with this runtime's OpenSSL: ${notTestable.join(', ')}`);
-    if (!accepted.length) return;
-    const worst = accepted.reduce((a, b) => (b.group.rank > a.group.rank ? b : a));
-    const names = accepted.map((a) => a.group.name);
+    const hits: FamilyHit[] = [];
+    const refusals: Record<string, string> = {};
+    for (const family of WEAK_FAMILIES) {
+      const version = versionFor(family, versions)!;
+      const result = await acceptedSuites(raw, version, suitesOf(family));
+      if (result.accepted.length) hits.push({ family, protocol: versionName(result.accepted[0]!.version), suites: result.accepted.map((s) => s.name) });
+      else refusals[family.name] = `${versionName(version)}: ${describeOutcome(result.last)}`;
+    }
+    ctx.log('INFO', `${hostPort(ep)} weak families probed at ${versions.map(versionName).join('/')}: ${hits.length ? hits.map((h) => h.family.name).join(', ') : 'none'} accepted`);
+    if (!hits.length) return;
+    const worst = hits.reduce((a, b) => (b.family.rank > a.family.rank ? b : a));
+    const names = hits.map((h) => h.family.name);
     ctx.report({
       title: `Weak TLS cipher suites accepted: ${names.join(', ')}`,
-      cvss_vector: worst.group.cvss,
-      description: `${hostPort(ep)} completed handshakes when the client offered only ${accepted.map((a) => `${a.group.name} suites (${a.group.why})`).join('; ')}.`,
-      remediation: 'Remove NULL, anonymous, EXPORT, RC4 and 3DES suites from the server cipher list; prefer AEAD suites (AES-GCM, ChaCha20-Poly1305) with ECDHE.',
+      cvss_vector: worst.family.cvss,
+      description: `${hostPort(ep)} answered ServerHello choosing ${hits.map((h) => `${h.family.name} suites (${h.family.why})`).join('; ')} when the client offered only that family.`,
+      remediation: 'Remove NULL, anonymous, EXPORT, DES, RC4 and 3DES suites from the server cipher list; prefer AEAD suites (AES-GCM, ChaCha20-Poly1305) with ECDHE.',
       evidence: {
         host: ep.host,
         port: ep.port,
-        accepted: accepted.map((a) => ({ family: a.group.name, cipher: a.cipher, protocol: a.protocol })),
-        not_testable: notTestable,
-        response_indicator: accepted.map((a) => `${a.cipher} (${a.protocol})`).join(', '),
+        accepted: hits.map((h) => ({ family: h.family.name, protocol: h.protocol, suites: h.suites })),
+        refused: refusals,
+        response_indicator: hits.map((h) => `${h.protocol} ${h.suites.join(', ')}`).join('; '),
       },
-      references: ['https://www.rfc-editor.org/rfc/rfc7465', 'https://sweet32.info/'],
+      references: ['https://www.rfc-editor.org/rfc/rfc7465', 'https://sweet32.info/', 'https://weakdh.org/'],
       tags: ['tls', 'cipher'],
       location: hostPort(ep),
     });

@@ -44,7 +44,7 @@ test('protocol-versions reports TLS 1.0 and 1.1 when the server offers them', as
   t.is(a.findings.length, 1);
   const ev = a.findings[0]!.evidence!;
   t.deepEqual(ev.protocols_offered, ['TLSv1', 'TLSv1.1', 'TLSv1.2']);
-  t.deepEqual(ev.not_testable, ['SSLv2', 'SSLv3']);
+  t.like(ev.protocols_refused, { SSLv3: 'alert handshake_failure' });
   t.regex(a.findings[0]!.title, /TLSv1, TLSv1\.1/);
 });
 
@@ -55,14 +55,12 @@ test('protocol-versions reports nothing for a TLS 1.2+ server', async (t) => {
   t.true(a.logs.some((l) => /offers TLSv1\.2, TLSv1\.3/.test(l.message)));
 });
 
-test('weak-ciphers reports NULL suites the server accepts, and names what this runtime cannot test', async (t) => {
+test('weak-ciphers reports NULL suites the server accepts, by IANA name', async (t) => {
   const a = await runCheck(weakCiphers, await serve({ maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-NULL-SHA:ECDHE-RSA-AES128-GCM-SHA256:@SECLEVEL=0' }), opts);
   t.is(a.status, 'completed', a.error);
   t.is(a.findings.length, 1);
-  const ev = a.findings[0]!.evidence as { accepted: Array<{ family: string; cipher: string }>; not_testable: string[] };
-  t.deepEqual(ev.accepted.map((x) => x.family), ['NULL']);
-  t.regex(ev.accepted[0]!.cipher, /NULL/);
-  t.true(ev.not_testable.includes('RC4'));
+  const ev = a.findings[0]!.evidence as { accepted: Array<{ family: string; suites: string[] }> };
+  t.deepEqual(ev.accepted, [{ family: 'NULL', protocol: 'TLSv1.2', suites: ['TLS_ECDHE_RSA_WITH_NULL_SHA'] }]);
 });
 
 test('weak-ciphers reports nothing for a server with AEAD suites only', async (t) => {
@@ -111,12 +109,11 @@ test('key-exchange flags a 1024-bit DH group', async (t) => {
   t.regex(a.findings[0]!.title, /Weak Diffie-Hellman key exchange \(1024 bits\)/);
 });
 
-test('key-exchange reports the ECDHE group as info and says post-quantum is not testable on this runtime', async (t) => {
+test('key-exchange reports the ECDHE group as info; Node 20 offers no post-quantum group', async (t) => {
   const a = await runCheck(keyExchange, await serve({ ecdhCurve: 'X25519' }), opts);
   t.is(a.status, 'completed', a.error);
   t.is(a.findings.length, 1);
   t.is(a.findings[0]!.title, 'TLS key exchange: X25519');
   t.regex(a.findings[0]!.cvss_vector, /C:N\/I:N\/A:N$/);
-  t.is(a.findings[0]!.evidence!.post_quantum_testable, false);
-  t.is(a.findings[0]!.evidence!.post_quantum_offered, null);
+  t.deepEqual(a.findings[0]!.evidence!.post_quantum_offered, []);
 });
