@@ -17,6 +17,8 @@ export interface GnutlsOptions {
   keyPem: string;
   /** GnuTLS priority string, e.g. `NORMAL:+ARCFOUR-128:+VERS-TLS1.0`. */
   priority: string;
+  /** Answer HTTP (`--http`) instead of echoing, for checks that send a request. */
+  http?: boolean;
 }
 
 /** Is gnutls-serv (Debian package gnutls-bin) on this machine? */
@@ -44,7 +46,7 @@ function stop(child: ChildProcess): Promise<void> {
 }
 
 /**
- * A real GnuTLS server (`gnutls-serv --echo`) on a free port with the given priority
+ * A real GnuTLS server (`gnutls-serv --echo`, or `--http`) on a free port with the given priority
  * string: unlike Node's OpenSSL 3.0 it can still offer RC4, 3DES, NULL and anonymous DH,
  * and TLS 1.0/1.1. gnutls-serv has no bind-address option, so it listens on every
  * interface; tests only ever connect to 127.0.0.1. Resolves once it accepts connections.
@@ -58,7 +60,7 @@ export async function startGnutlsTarget(o: GnutlsOptions): Promise<GnutlsTarget>
   // Another process may take the free port before gnutls-serv binds it: then try another.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const child = spawn('gnutls-serv', ['--echo', '--quiet', '--port', String(port), '--x509certfile', join(dir, 'cert.pem'), '--x509keyfile', join(dir, 'key.pem'), '--priority', o.priority], {
+    const child = spawn('gnutls-serv', [o.http ? '--http' : '--echo', '--quiet', '--port', String(port), '--x509certfile', join(dir, 'cert.pem'), '--x509keyfile', join(dir, 'key.pem'), '--priority', o.priority], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
