@@ -1,7 +1,7 @@
 import type { ScannerCheck } from '../../../core/plugin-api.ts';
 import { hostPort } from '../../_lib/endpoint.ts';
 import { tlsHandshake } from '../../_lib/tls-handshake.ts';
-import { pqGroupsSupported } from '../raw/pq-groups.ts';
+import { pqGroupsSupported } from '../raw/raw-probe.ts';
 import { baseHandshake, sslEndpoint } from '../ssl-target.ts';
 
 export const keyExchange: ScannerCheck = {

@@ -2,9 +2,8 @@ import type { SecureVersion } from 'node:tls';
 import type { ScannerCheck } from '../../../core/plugin-api.ts';
 import { hostPort } from '../../_lib/endpoint.ts';
 import { tlsHandshake } from '../../_lib/tls-handshake.ts';
-import { acceptsVersion, SSL2 } from '../raw/accepted-suites.ts';
-import { SSL3 } from '../raw/client-hello.ts';
-import { describeOutcome, isAnswer } from '../raw/raw-probe.ts';
+import { acceptsVersion, describeOutcome, isAnswer } from '../raw/raw-probe.ts';
+import { SSL2, SSL3 } from '../raw/tls-names.ts';
 import { baseHandshake, sslEndpoint } from '../ssl-target.ts';
 
 const TLS_VERSIONS: SecureVersion[] = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'];

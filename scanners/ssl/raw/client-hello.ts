@@ -1,11 +1,5 @@
 import { randomBytes } from 'node:crypto';
-
-/** Protocol version codes as they appear on the wire. */
-export const SSL3 = 0x0300;
-export const TLS10 = 0x0301;
-export const TLS11 = 0x0302;
-export const TLS12 = 0x0303;
-export const TLS13 = 0x0304;
+import { SSL3, TLS10, TLS12, TLS13 } from './tls-names.ts';
 
 /** Curves offered to pre-1.3 servers so (EC)DHE suites stay negotiable: x25519, P-256, P-384, P-521, x448. */
 export const CLASSIC_GROUPS = [0x001d, 0x0017, 0x0018, 0x0019, 0x001e];

@@ -1,4 +1,12 @@
-/** Names of the wire codes the raw probes report, so evidence reads as words, not numbers. */
+/** Wire codes the raw probes use and their names, so evidence reads as words, not numbers. */
+
+/** Protocol versions as they appear on the wire. */
+export const SSL2 = 0x0002;
+export const SSL3 = 0x0300;
+export const TLS10 = 0x0301;
+export const TLS11 = 0x0302;
+export const TLS12 = 0x0303;
+export const TLS13 = 0x0304;
 
 const ALERTS: Record<number, string> = {
   0: 'close_notify', 10: 'unexpected_message', 20: 'bad_record_mac', 21: 'decryption_failed', 22: 'record_overflow',

@@ -1,10 +1,10 @@
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { acceptedSuites, acceptsVersion, SSL2 } from '../../../scanners/ssl/raw/accepted-suites.ts';
 import { broadSuites, WEAK_SUITES } from '../../../scanners/ssl/raw/cipher-suites.ts';
-import { buildClientHello, SSL3, TLS10, TLS12, TLS13 } from '../../../scanners/ssl/raw/client-hello.ts';
-import { rawProbe } from '../../../scanners/ssl/raw/raw-probe.ts';
+import { buildClientHello } from '../../../scanners/ssl/raw/client-hello.ts';
+import { acceptedSuites, acceptsVersion, rawProbe } from '../../../scanners/ssl/raw/raw-probe.ts';
+import { SSL2, SSL3, TLS10, TLS12, TLS13 } from '../../../scanners/ssl/raw/tls-names.ts';
 import { ServerFlightParser, type ServerFlight } from '../../../scanners/ssl/raw/server-flight.ts';
 import { startScriptedServerHello, type ScriptedServer } from '../../_helpers/scripted-server-hello.ts';
 import { startTlsTarget, type TlsTarget } from '../../_helpers/tls-target.ts';
