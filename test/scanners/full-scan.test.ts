@@ -4,13 +4,21 @@ import { createAsset, waitForScan } from '../_helpers/scan-helpers.ts';
 import { startHttpTarget, type HttpTarget } from '../_helpers/http-target.ts';
 import { badSite } from '../_helpers/web-sites.ts';
 import { startDnsServer, type TestDnsServer } from '../_helpers/dns-server.ts';
+import { startTlsTarget, type TlsTarget } from '../_helpers/tls-target.ts';
+import { createRsaTestCa } from '../_helpers/weak-certs.ts';
 
 let t0: TestApp;
 let site: HttpTarget;
 let dns: TestDnsServer;
+let tlsSite: TlsTarget;
 
 test.before(async () => {
   site = await startHttpTarget(badSite);
+  // The same site over HTTPS, with two TLS defects built in: TLS 1.0/1.1 still accepted and a
+  // certificate (from a CA the scanner is told to trust) that expires in 10 days.
+  const ca = await createRsaTestCa();
+  const leaf = await ca.issue({ ips: ['127.0.0.1'], notAfter: new Date(Date.now() + 10 * 86_400_000) });
+  tlsSite = await startTlsTarget({ cert: leaf.chainPem, key: leaf.keyPem, minVersion: 'TLSv1' }, badSite);
   dns = await startDnsServer([
     {
       name: 'mail-only.test',
@@ -25,12 +33,13 @@ test.before(async () => {
   ]);
   // Every built-in scanner, the real engine and worker pool. A generous lease: 25 checks on a
   // busy 2-core CI box must not look like a lost worker.
-  t0 = await createTestApp({ scans: { worker: { leaseMs: 30_000, heartbeatMs: 500 } } });
+  t0 = await createTestApp({ scans: { worker: { leaseMs: 30_000, heartbeatMs: 500 } }, plugins: { builtinOptions: { ssl: { extra_ca_pem: ca.certPem } } } });
   await t0.ctx.scans.start(['worker']);
 });
 test.after.always(async () => {
   await t0?.close();
   await site?.close();
+  await tlsSite?.close();
   await dns?.close();
 });
 
@@ -60,6 +69,38 @@ test('a full scan of a URL asset finds what the test site was built to expose, a
     'Open redirect via next on /login',
     `Open port ${site.port}/tcp (http)`,
     'Version disclosed: Apache/2.4.41 (Ubuntu), PHP/7.4.3',
+  ].sort());
+});
+
+test('a full scan of an HTTPS URL asset adds exactly the TLS problems the server was built with', async (t) => {
+  const assetId = await createAsset(t0, `${tlsSite.url}/`, 'url');
+  const res = await t0.request('POST', '/api/scan/create', { payload: { asset_id: assetId, scan_type: 'full', options: { ports: String(tlsSite.port), max_depth: 3 } } });
+  t.is(res.statusCode, 201, res.raw);
+  const scan = await waitForScan(t0, res.body.data.scan_id, undefined, 120_000);
+  const checks = await t0.ctx.db('scan_checks').where({ scan_id: scan.scan_id });
+  t.is(scan.status, 'completed', JSON.stringify({ scan, checks }));
+  t.deepEqual(checks.filter((c: { status: string }) => c.status !== 'completed').map((c: { check_id: string; error: string }) => `${c.check_id}: ${c.error}`), []);
+  const results = await t0.request('GET', `/api/scan/${scan.scan_id}/results?per_page=100`);
+  const found = (results.body.data as Array<{ title: string }>).map((f) => f.title).sort();
+  t.deepEqual(found, [
+    // the web problems of the site, as over HTTP
+    'CORS reflects arbitrary origins with credentials (Origin: https://rampart-cors-probe.invalid)',
+    'Cookies without protective attributes: sid',
+    'Directory listing at /files/',
+    'HTTP TRACE method enabled',
+    'Missing security headers: Content-Security-Policy, X-Frame-Options, X-Content-Type-Options, Referrer-Policy',
+    'Open redirect via next on /login',
+    'Version disclosed: Apache/2.4.41 (Ubuntu), PHP/7.4.3',
+    `Open port ${tlsSite.port}/tcp (https)`,
+    // the page loads a script over http://: harmless over HTTP, active mixed content over HTTPS
+    'Active mixed content on /',
+    // the TLS defects built in, and HTTPS without HSTS
+    'Deprecated TLS versions offered: TLSv1, TLSv1.1',
+    'CBC cipher suite negotiated with TLS 1.0',
+    'TLS certificate expires in 9 days',
+    'Missing HTTP Strict-Transport-Security header',
+    // informational: what the key exchange was
+    'TLS key exchange: X25519',
   ].sort());
 });
 
