@@ -4,11 +4,15 @@ import { Writable } from 'node:stream';
 import test from 'ava';
 import { createLogger } from '../../../core/logger.ts';
 import { StreamSlotsExhaustedError } from '../../../core/rate-limit/rate-limiter.ts';
+import { serviceAvailable } from '../../_helpers/local-service.ts';
 import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
 import { DEFAULT_RATE_LIMITS } from '../../_helpers/rate-limit-config.ts';
 
 // The real Redis of the test machine (CI: 127.0.0.1:6379).
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const up = await serviceAvailable('Redis', REDIS_URL);
+const run = up ? test : test.skip;
+const runSerial = up ? test.serial : test.skip;
 const clock = { now: Date.now() };
 const limits = (extra: Record<string, unknown> = {}) => ({
   ...DEFAULT_RATE_LIMITS,
@@ -20,17 +24,19 @@ const limits = (extra: Record<string, unknown> = {}) => ({
 let one: TestApp;
 let two: TestApp;
 test.before(async () => {
+  if (!up) return;
   const rateLimit = limits();
   one = await createTestApp({ redis: { url: REDIS_URL }, rateLimit }, { rateLimitClock: () => clock.now });
   // A second Rampart process: same database, same Redis, its own server and limiter.
   two = await createTestApp({ redis: { url: REDIS_URL }, rateLimit, database: { url: one.database.url } }, { rateLimitClock: () => clock.now });
 });
 test.after.always(async () => {
+  if (!up) return;
   await two?.close();
   await one?.close();
 });
 
-test.serial('two server instances share one budget per tenant through Redis', async (t) => {
+runSerial('two server instances share one budget per tenant through Redis', async (t) => {
   t.is(one.ctx.rateLimiter.store.kind, 'redis');
   const { token } = await one.tenant({ tier: 'standard' });
   let ok = 0;
@@ -47,14 +53,14 @@ test.serial('two server instances share one budget per tenant through Redis', as
   t.is((await two.request('GET', '/api/user/me', { token })).statusCode, 200, 'honest retry_after on Redis too');
 });
 
-test('concurrent requests on both instances never overspend (atomic Lua)', async (t) => {
+run('concurrent requests on both instances never overspend (atomic Lua)', async (t) => {
   const { token } = await one.tenant({ tier: 'standard' });
   const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? two : one).request('GET', '/api/user/me', { token })));
   t.is(results.filter((r) => r.statusCode === 200).length, 20);
   t.is(results.filter((r) => r.statusCode === 429).length, 20);
 });
 
-test('stream slots are shared too: 5 per Standard tenant across instances, freed on release', async (t) => {
+run('stream slots are shared too: 5 per Standard tenant across instances, freed on release', async (t) => {
   const caller = { tenantId: `ten_${randomUUID()}`, tier: 'standard' as const };
   const releases = [];
   for (let i = 0; i < 5; i++) releases.push(await (i % 2 ? two : one).ctx.rateLimiter.acquireStreamSlot(caller));

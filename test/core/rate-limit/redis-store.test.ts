@@ -9,9 +9,12 @@ import { MemoryStore } from '../../../core/rate-limit/memory-store.ts';
 import { retryAfterSeconds } from '../../../core/rate-limit/rate-limit-headers.ts';
 import { RedisStore } from '../../../core/rate-limit/redis-store.ts';
 import type { BucketPolicy } from '../../../core/rate-limit/token-bucket.ts';
+import { serviceAvailable } from '../../_helpers/local-service.ts';
 
 // The real Redis of the test machine (CI: 127.0.0.1:6379); every test uses its own key prefix.
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const up = await serviceAvailable('Redis', REDIS_URL);
+const run = up ? test : test.skip;
 const T0 = 1_700_000_000_000;
 const standard: BucketPolicy = { key: 't:ten_a', name: 'standard', capacity: 20, perMinute: 100 };
 const scanCreate: BucketPolicy = { key: 'e:scan-create:t:ten_a', name: 'scan-create', capacity: 10, perMinute: 10 };
@@ -44,7 +47,7 @@ async function drain(store: RedisStore, policies: BucketPolicy[]): Promise<numbe
   return n;
 }
 
-test('standard worked example on Redis: 20 at once, 21st refused, honest retry after 600 ms', async (t) => {
+run('standard worked example on Redis: 20 at once, 21st refused, honest retry after 600 ms', async (t) => {
   const { clock, store } = await setup(t);
   t.is(await drain(store, [standard]), 20);
   const refused = await store.take([standard], 1);
@@ -57,14 +60,14 @@ test('standard worked example on Redis: 20 at once, 21st refused, honest retry a
   t.false((await store.take([standard], 1)).allowed);
 });
 
-test('Redis take is all or nothing across the tier and endpoint buckets; a peek takes nothing', async (t) => {
+run('Redis take is all or nothing across the tier and endpoint buckets; a peek takes nothing', async (t) => {
   const { store } = await setup(t);
   t.true((await store.take([standard, scanCreate], 0)).allowed);
   t.is(await drain(store, [standard, scanCreate]), 10);
   t.is(await drain(store, [standard]), 10);
 });
 
-test('two stores (two processes) share one budget atomically under concurrency', async (t) => {
+run('two stores (two processes) share one budget atomically under concurrency', async (t) => {
   const prefix = `rampart:test:${randomUUID()}:`;
   // Real Redis TIME here: both processes measure refill on the same clock.
   const stores = [redisStore(prefix), redisStore(prefix)];
@@ -75,7 +78,7 @@ test('two stores (two processes) share one budget atomically under concurrency',
   t.is(results.filter((r) => r.allowed).length, 20);
 });
 
-test('stream slots on Redis: max, release, and a crashed holder expires after the TTL', async (t) => {
+run('stream slots on Redis: max, release, and a crashed holder expires after the TTL', async (t) => {
   const { clock, store } = await setup(t);
   for (let i = 0; i < 5; i++) t.true((await store.acquireSlot('s:ten', `m${i}`, 5)).acquired);
   t.deepEqual(await store.acquireSlot('s:ten', 'm5', 5), { acquired: false, inUse: 5 });

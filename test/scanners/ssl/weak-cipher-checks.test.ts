@@ -2,11 +2,14 @@ import test from 'ava';
 import { runCheck } from '../../../core/scan/run-check.ts';
 import type { ScanTarget } from '../../../core/plugin-api.ts';
 import { weakCiphers } from '../../../scanners/ssl/checks/weak-ciphers.ts';
-import { startGnutlsTarget } from '../../_helpers/gnutls-target.ts';
+import { gnutlsAvailable, startGnutlsTarget } from '../../_helpers/gnutls-target.ts';
 import { urlTarget } from '../../_helpers/scan-target.ts';
 import { startScriptedServerHello } from '../../_helpers/scripted-server-hello.ts';
 import { startTlsTarget } from '../../_helpers/tls-target.ts';
 import { createRsaTestCa, type IssuedPem } from '../../_helpers/weak-certs.ts';
+
+// gnutls-serv (Debian gnutls-bin) is skipped where absent; .ci/run installs it and requires it.
+const withGnutls = gnutlsAvailable() || process.env.RAMPART_REQUIRE_SERVICES ? test : test.skip;
 
 let leaf: IssuedPem;
 const closers: Array<{ close(): Promise<void> }> = [];
@@ -31,20 +34,20 @@ async function accepted(target: ScanTarget) {
   return { a, hits: (a.findings[0]?.evidence?.accepted ?? []) as Accepted };
 }
 
-test('GnuTLS offering RC4: the RC4 family with every accepted RC4 suite by IANA name (medium)', async (t) => {
+withGnutls('GnuTLS offering RC4: the RC4 family with every accepted RC4 suite by IANA name (medium)', async (t) => {
   const { a, hits } = await accepted(await gnutls('NORMAL:+ARCFOUR-128'));
   t.deepEqual(hits, [{ family: 'RC4', protocol: 'TLSv1.2', suites: ['TLS_RSA_WITH_RC4_128_SHA', 'TLS_ECDHE_RSA_WITH_RC4_128_SHA'] }]);
   t.regex(a.findings[0]!.cvss_vector, /C:H\/I:N\/A:N$/);
   t.is(a.findings[0]!.title, 'Weak TLS cipher suites accepted: RC4');
 });
 
-test('GnuTLS offering 3DES: the 3DES family', async (t) => {
+withGnutls('GnuTLS offering 3DES: the 3DES family', async (t) => {
   const { hits } = await accepted(await gnutls('NORMAL:+3DES-CBC'));
   t.deepEqual(hits.map((h) => h.family), ['3DES']);
   t.deepEqual(hits[0]!.suites.sort(), ['TLS_DHE_RSA_WITH_3DES_EDE_CBC_SHA', 'TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA', 'TLS_RSA_WITH_3DES_EDE_CBC_SHA']);
 });
 
-test('GnuTLS offering NULL and anonymous DH at TLS 1.0 only: both families, probed at TLS 1.0 (high)', async (t) => {
+withGnutls('GnuTLS offering NULL and anonymous DH at TLS 1.0 only: both families, probed at TLS 1.0 (high)', async (t) => {
   const { a, hits } = await accepted(await gnutls('NORMAL:-VERS-ALL:+VERS-TLS1.0:+NULL:+ANON-DH'));
   t.deepEqual(hits.map((h) => h.family), ['NULL', 'anonymous']);
   t.true(hits.every((h) => h.protocol === 'TLSv1'));
@@ -92,7 +95,7 @@ test('negative: a modern server (TLS 1.2+, AEAD only) gives no weak-cipher findi
   t.true(a.logs.some((l) => /weak families probed at TLSv1\.2: none accepted/.test(l.message)), JSON.stringify(a.logs));
 });
 
-test('negative: GnuTLS with its default NORMAL priority (CBC and AEAD, TLS 1.2/1.3) gives no finding', async (t) => {
+withGnutls('negative: GnuTLS with its default NORMAL priority (CBC and AEAD, TLS 1.2/1.3) gives no finding', async (t) => {
   const { a } = await accepted(await gnutls('NORMAL'));
   t.deepEqual(a.findings, []);
 });
