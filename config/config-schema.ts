@@ -4,6 +4,7 @@ import { exportsConfigSchema, type ExportsConfig } from './exports-config.ts';
 import { scanConfigSchema, type ScanConfig } from './scan-config.ts';
 import { rateLimitConfigSchema, type RateLimitConfig } from './rate-limit-config.ts';
 import { siemConfigSchema, streamConfigSchema, type SiemConfig, type StreamConfig } from './event-channels-config.ts';
+import { retentionConfigSchema, type RetentionConfig } from './retention-config.ts';
 
 /** The validated runtime configuration. Every key is documented in the README. */
 export interface Config {
@@ -32,6 +33,7 @@ export interface Config {
   };
   findings: { bulk: { maxItems: number } };
   exports: ExportsConfig;
+  retention: RetentionConfig;
   outbound: OutboundConfig;
   secrets: { key: string | null; previousKeys: string[]; keyFile: string };
   webhooks: WebhooksConfig;
@@ -144,6 +146,7 @@ export const configSchema = Joi.object<Config>({
     bulk: Joi.object({ maxItems: Joi.number().integer().min(1).max(100_000).required() }).required(),
   }).required(),
   exports: exportsConfigSchema.required(),
+  retention: retentionConfigSchema.required(),
   outbound: Joi.object({
     requireHttps: Joi.boolean().required(),
     allowPrivateCidrs: Joi.array().items(Joi.string().custom(cidr, 'CIDR')).required(),

@@ -11,6 +11,7 @@ import type { AdminService } from './services/admin-service.ts';
 import type { AuthService } from './services/auth-service.ts';
 import type { ExportService } from './services/export-service.ts';
 import type { ExportWorker } from './services/export-worker.ts';
+import type { RetentionSweeper } from './services/retention-sweeper.ts';
 import type { AssetService } from './services/asset-service.ts';
 import type { AssetVerificationService } from './services/asset-verification.ts';
 import type { FindingService } from './services/finding-service.ts';
@@ -35,6 +36,8 @@ export interface AppContext {
   };
   /** Runs background finding exports and deletes expired export files. */
   exportWorker: ExportWorker;
+  /** Deletes old events, webhook deliveries and scan callbacks (worker role). */
+  retention: RetentionSweeper;
   /** Outbound HTTP client, secret box, webhook services and their background workers. */
   webhooks: WebhookRuntime;
   /** The one events-table reader feeding every open SSE stream of this process. */

@@ -16,6 +16,7 @@ import { AssetVerificationService } from './services/asset-verification.ts';
 import { FindingService } from './services/finding-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { ExportService } from './services/export-service.ts';
+import { RetentionSweeper } from './services/retention-sweeper.ts';
 import { ExportWorker } from './services/export-worker.ts';
 import { createWebhookRuntime } from './services/webhook-runtime.ts';
 import { createScanRuntime, ROLES, type Role } from './services/scan-runtime.ts';
@@ -71,6 +72,7 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
         exports: exportService,
       },
       exportWorker,
+      retention: new RetentionSweeper(db, config.retention, logger),
       webhooks,
       streamHub: new StreamHub({ db, bus, logger, pollIntervalMs: config.events.pollIntervalMs, gapGraceMs: config.events.gapGraceMs }),
       siem: createSiemRuntime({ config, db, bus, outbox, logger, plugins, box: webhooks.secretBox }),
@@ -95,6 +97,7 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
           await ctx.webhooks.start();
           await ctx.siem.start();
           ctx.exportWorker.start();
+          ctx.retention.start();
         }
         await ctx.scans.start(roles);
         logger.info({ url: roles.includes('api') ? server.info.uri : null, roles, version: VERSION, plugins: plugins.list().map((p) => p.plugin.name) }, roles.includes('api') ? 'Rampart listening' : 'Rampart started');
@@ -109,6 +112,7 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
         await ctx.streamHub.stop();
         await ctx.siem.stop();
         await ctx.exportWorker.stop();
+        await ctx.retention.stop();
         await db.destroy();
       },
     };
