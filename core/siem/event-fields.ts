@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { PlatformEvent } from '../plugin-api.ts';
+import { formatSyslog, type SdElement } from './syslog-message.ts';
 
 /** What both syslog formats need from an event, whatever its kind. */
 export interface EventFields {
@@ -78,4 +79,13 @@ export interface SyslogRenderOptions {
   productVersion: string;
   /** This host's address, CEF `src`; null leaves it out. */
   sourceIp: string | null;
+}
+
+/**
+ * The RFC 5424 message of one event: header fields every syslog forwarder shares
+ * (facility, severity from the event, timestamp, host, app, MSGID = event kind) around
+ * the forwarder's own structured data and MSG.
+ */
+export function syslogEnvelope(event: PlatformEvent, f: EventFields, o: SyslogRenderOptions, body: { sd: SdElement[]; msg: string; bom: boolean }): string {
+  return formatSyslog({ facility: o.facility, severity: syslogSeverity(event, f), timestamp: event.timestamp, hostname: o.hostname, appName: o.appName, procId: null, msgId: event.kind, ...body });
 }

@@ -1,7 +1,6 @@
 import { defineForwarder, type PlatformEvent } from '../../../core/plugin-api.ts';
 import { formatCef } from '../../../core/siem/cef-format.ts';
-import { cefSeverity, eventFields, syslogSeverity, type SyslogRenderOptions } from '../../../core/siem/event-fields.ts';
-import { formatSyslog } from '../../../core/siem/syslog-message.ts';
+import { cefSeverity, eventFields, syslogEnvelope, type SyslogRenderOptions } from '../../../core/siem/event-fields.ts';
 
 /**
  * CEF inside an RFC 5424 header (formats.md §2.4): `<PRI>1 TS HOST rampart - KIND - CEF:0|…`.
@@ -34,18 +33,7 @@ export function renderCef(event: PlatformEvent, o: SyslogRenderOptions): string 
       ['cs4', f.assetId],
     ],
   });
-  return formatSyslog({
-    facility: o.facility,
-    severity: syslogSeverity(event, f),
-    timestamp: event.timestamp,
-    hostname: o.hostname,
-    appName: o.appName,
-    procId: null,
-    msgId: event.kind,
-    sd: [],
-    msg: cef,
-    bom: false,
-  });
+  return syslogEnvelope(event, f, o, { sd: [], msg: cef, bom: false });
 }
 
 export default defineForwarder({

@@ -1,6 +1,5 @@
 import { defineForwarder, type PlatformEvent } from '../../../core/plugin-api.ts';
-import { eventFields, syslogSeverity, type SyslogRenderOptions } from '../../../core/siem/event-fields.ts';
-import { formatSyslog } from '../../../core/siem/syslog-message.ts';
+import { eventFields, syslogEnvelope, type SyslogRenderOptions } from '../../../core/siem/event-fields.ts';
 
 /**
  * Private SD-ID. 32473 is the example enterprise number RFC 5612 reserves for
@@ -37,18 +36,7 @@ function params(event: PlatformEvent): Array<[string, string]> {
 /** RFC 5424 with the event as structured data and a one-line summary as MSG (UTF-8, BOM). */
 export function renderRfc5424(event: PlatformEvent, o: SyslogRenderOptions): string {
   const f = eventFields(event);
-  return formatSyslog({
-    facility: o.facility,
-    severity: syslogSeverity(event, f),
-    timestamp: event.timestamp,
-    hostname: o.hostname,
-    appName: o.appName,
-    procId: null,
-    msgId: event.kind,
-    sd: [{ id: SD_ID, params: params(event) }],
-    msg: f.summary,
-    bom: true,
-  });
+  return syslogEnvelope(event, f, o, { sd: [{ id: SD_ID, params: params(event) }], msg: f.summary, bom: true });
 }
 
 export default defineForwarder({
