@@ -10,6 +10,7 @@ import { webhookDeliveryRepository, type NewDelivery } from '../repositories/web
 import { tagsOfAssets, webhookRepository, type WebhookRecord } from '../repositories/webhook-repository.ts';
 import { eventAssetId, matchesAssetTags, matchesWithoutTags, needsAssetTags } from './webhook-filter.ts';
 import { webhookBody } from './webhook-payload.ts';
+import { retryOnDeadlock } from './retry-deadlock.ts';
 
 /**
  * Turns outbox events into delivery rows. It reads the events table from its own durable
@@ -90,7 +91,9 @@ export class WebhookDispatcher {
         attemptsLeft: this.#attempts,
         now,
       }));
-    if (rows.length) await webhookDeliveryRepository.insertMany(this.#db, rows);
+    // A delivery worker's SKIP LOCKED claim can make MariaDB pick this insert as a deadlock
+    // victim; the insert is idempotent per (webhook, event), so running it again is safe.
+    if (rows.length) await retryOnDeadlock(() => webhookDeliveryRepository.insertMany(this.#db, rows));
     return rows.length;
   }
 
