@@ -193,6 +193,13 @@ export interface ScannerCheck {
   description?: string;
   /** Asset types this check applies to (defaults to the scanner's). */
   assetTypes?: AssetType[];
+  /**
+   * Asset types the check also serves through discovered services (API 1.1, with
+   * `consumes: ['services']`): planned for them only when the scan also runs a check
+   * producing services, and then it inspects only those (e.g. ssl on the TLS ports a
+   * network scan found).
+   */
+  serviceAssetTypes?: AssetType[];
   /** Results this check hands on (API 1.1): checks consuming them run after it finishes. */
   produces?: CheckOutput[];
   /**

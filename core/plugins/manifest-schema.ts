@@ -39,6 +39,7 @@ const check = Joi.object({
   maxSeverity: Joi.string().valid(...SEVERITIES).required(),
   description: Joi.string(),
   assetTypes: Joi.array().items(Joi.string().valid(...ASSET_TYPES)),
+  serviceAssetTypes: Joi.array().items(Joi.string().valid(...ASSET_TYPES)),
   produces: Joi.array().items(Joi.string().valid('services')).unique(),
   consumes: Joi.array().items(Joi.string().valid('services')).unique(),
   run: Joi.function().required(),

@@ -10,6 +10,8 @@ export interface PlannedCheck {
   category: string;
   /** Admin-set plugin options (scan options are merged over them at run time). */
   pluginOptions: Record<string, unknown>;
+  /** The check hands discovered services to later checks. */
+  produces?: boolean;
 }
 
 /**
@@ -17,23 +19,29 @@ export interface PlannedCheck {
  * type": checks of scanners serving the type (see SCAN_TYPE_SERVED_BY) whose asset
  * types include the asset's, then `quick` keeps critical/high checks and `custom` the
  * checks of the given categories. Order: plugin name, then the plugin's own order.
+ * Checks that serve the asset type only through discovered services
+ * (`serviceAssetTypes`) are planned only next to a check producing services.
  */
 export function planChecks(registry: PluginRegistry, scanType: ScanType, assetType: AssetType, categories: readonly string[] = []): PlannedCheck[] {
   const served = SCAN_TYPE_SERVED_BY[scanType];
   const planned: PlannedCheck[] = [];
+  const throughServices: PlannedCheck[] = [];
   for (const entry of registry.scanners()) {
     const scanner = entry.plugin;
     if (served !== 'all' && !scanner.scanTypes.some((t) => served.includes(t))) continue;
     for (const check of scanner.checks) {
       const assetTypes = check.assetTypes ?? scanner.assetTypes;
-      if (!assetTypes.includes(assetType)) continue;
+      const viaServices = !assetTypes.includes(assetType) && check.consumes?.includes('services') === true && (check.serviceAssetTypes ?? []).includes(assetType);
+      if (!assetTypes.includes(assetType) && !viaServices) continue;
       if (scanType === 'quick' && !QUICK_SEVERITIES.includes(check.maxSeverity)) continue;
       if (scanType === 'custom' && !categories.includes(check.category)) continue;
-      planned.push({ checkId: check.id, plugin: scanner.name, moduleUrl: entry.moduleUrl, category: check.category, pluginOptions: entry.options });
+      (viaServices ? throughServices : planned).push({ checkId: check.id, plugin: scanner.name, moduleUrl: entry.moduleUrl, category: check.category, pluginOptions: entry.options, produces: check.produces?.includes('services') === true });
     }
   }
   const replaced = new Set(planned.map((p) => SUPERSEDES[p.checkId]).filter(Boolean));
-  return planned.filter((p) => !replaced.has(p.checkId));
+  const kept = planned.filter((p) => !replaced.has(p.checkId));
+  // Checks that reach this asset type only through discovered services need a producer in the plan.
+  return kept.some((p) => p.produces) ? [...kept, ...throughServices] : kept;
 }
 
 /** Every check category the loaded scanners offer (for `custom` validation and docs). */

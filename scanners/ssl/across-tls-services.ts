@@ -47,6 +47,8 @@ export function acrossTlsServices(check: ScannerCheck, filter: ServiceFilter = a
   return {
     ...check,
     consumes: ['services'],
+    // A network asset has no TLS endpoint of its own: ssl inspects the TLS ports found on its hosts.
+    serviceAssetTypes: ['network'],
     async run(ctx: CheckContext, target: ScanTarget) {
       const targets = tlsTargets(target, ctx.services, filter);
       if (!targets.length) {

@@ -24,6 +24,12 @@ test('each built-in scanner loads, and its README documents every check id', (t)
     const readme = readFileSync(join(PROJECT_ROOT, 'scanners', name, 'README.md'), 'utf8');
     for (const check of scanner!.plugin.checks) t.true(readme.includes(`\`${check.id}\``), `${check.id} in ${name}/README.md`);
   }
+  // The port scanner (scan engine issue) keeps its vectors in risky-exposures.ts; its README lists them too.
+  const port = readFileSync(join(PROJECT_ROOT, 'scanners', 'port', 'README.md'), 'utf8');
+  t.true(port.includes('`port:tcp-services`'));
+  const vectors = readFileSync(join(PROJECT_ROOT, 'scanners', 'port', 'risky-exposures.ts'), 'utf8').match(/CVSS:3\.1\/[A-Z:/]+/g) ?? [];
+  t.is(vectors.length, 4);
+  for (const v of vectors) t.true(port.includes(v), `${v} in port/README.md`);
 });
 
 test('every CVSS vector written in the scanner sources parses, and none exceeds its check maxSeverity', (t) => {
@@ -52,7 +58,9 @@ test('full runs every applicable scanner for the asset type', (t) => {
   t.deepEqual(prefixes(plan('full', 'url')), ['api_discovery', 'port', 'ssl', 'web_app']);
   t.deepEqual(prefixes(plan('full', 'domain')), ['api_discovery', 'dns', 'port', 'ssl', 'web_app']);
   t.deepEqual(prefixes(plan('full', 'ip')), ['port', 'ssl']);
-  t.deepEqual(plan('full', 'network').sort(), ['network:host-discovery', 'network:services'], 'network:services replaces the bare port scan');
+  const network = plan('full', 'network');
+  t.deepEqual(network.filter((id) => !id.startsWith('ssl:')).sort(), ['network:host-discovery', 'network:services'], 'network:services replaces the bare port scan');
+  t.is(network.filter((id) => id.startsWith('ssl:')).length, 11, 'ssl inspects the TLS ports found on the network\'s hosts');
 });
 
 test('specific scan types of both variants map to their scanners', (t) => {
@@ -62,6 +70,7 @@ test('specific scan types of both variants map to their scanners', (t) => {
   t.deepEqual(prefixes(plan('ssl', 'domain')), ['ssl']);
   t.deepEqual(prefixes(plan('dns', 'domain')), ['dns']);
   t.deepEqual(plan('dns', 'url'), [], 'dns checks are for domain assets');
+  t.deepEqual(plan('ssl', 'network'), [], 'an ssl scan of a network has nothing to inspect: 400 scan_type_not_supported');
   t.deepEqual(plan('port', 'network'), ['port:tcp-services'], 'variant B port scan of a network keeps the port scanner');
   t.deepEqual(plan('network', 'network').sort(), ['network:host-discovery', 'network:services']);
   t.deepEqual(plan('network', 'ip'), ['port:tcp-services'], 'variant A network scan of one IP is its port scan');
@@ -69,10 +78,12 @@ test('specific scan types of both variants map to their scanners', (t) => {
 
 test('quick keeps only checks that can be critical or high', (t) => {
   t.deepEqual(plan('quick', 'domain').sort(), ['api_discovery:unauthenticated-endpoints', 'dns:dangling-cname', 'port:tcp-services', 'ssl:weak-ciphers', 'web_app:cors', 'web_app:exposed-files']);
-  t.deepEqual(plan('quick', 'network'), ['network:services']);
+  t.deepEqual(plan('quick', 'network'), ['network:services', 'ssl:weak-ciphers']);
 });
 
 test('custom keeps the given categories', (t) => {
   t.deepEqual(plan('custom', 'domain', ['email']).sort(), ['dns:dmarc', 'dns:spf']);
+  t.deepEqual(plan('custom', 'network', ['ports', 'certificate']).sort(), ['network:services', 'ssl:cert-hostname', 'ssl:cert-self-signed', 'ssl:cert-signature', 'ssl:cert-untrusted', 'ssl:cert-validity', 'ssl:cert-weak-key']);
+  t.deepEqual(plan('custom', 'network', ['certificate']), [], 'without port discovery a network has no TLS endpoint for ssl');
   t.deepEqual(plan('custom', 'url', ['certificate']).sort(), ['ssl:cert-hostname', 'ssl:cert-self-signed', 'ssl:cert-signature', 'ssl:cert-untrusted', 'ssl:cert-validity', 'ssl:cert-weak-key']);
 });

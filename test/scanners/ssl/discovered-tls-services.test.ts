@@ -37,6 +37,7 @@ test('a URL keeps its own port; a domain addresses discovered ports by its name 
 
 let t0: TestApp;
 let legacy: TlsTarget;
+let onNetwork: TlsTarget;
 let imaps: TlsServer;
 let imapsPort: number;
 const sockets = new Set<import('node:net').Socket>();
@@ -47,6 +48,8 @@ test.before(async () => {
   const selfSigned = await ca.issue({ ips: ['127.0.0.1'], selfSigned: true });
   // An HTTPS server that still accepts TLS 1.0/1.1 and sends no HSTS header.
   legacy = await startTlsTarget({ cert: good.chainPem, key: good.keyPem, minVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' });
+  // A host of a network asset (127.0.5.0/30 is loopback on Linux) with TLS 1.0 still enabled.
+  onNetwork = await startTlsTarget({ cert: good.chainPem, key: good.keyPem, minVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' }, undefined, '127.0.5.1');
   // A TLS service that is not HTTP (an IMAPS-like greeting) with a self-signed certificate.
   imaps = createTlsServer({ cert: selfSigned.chainPem, key: selfSigned.keyPem, minVersion: 'TLSv1.2' }, (socket) => socket.end('* OK IMAP4rev1 ready\r\n'));
   imaps.on('tlsClientError', () => {});
@@ -56,12 +59,22 @@ test.before(async () => {
   });
   await new Promise<void>((r) => imaps.listen(0, '127.0.0.1', r));
   imapsPort = (imaps.address() as AddressInfo).port;
-  t0 = await createTestApp({ scans: { worker: { leaseMs: 30_000, heartbeatMs: 500 } }, plugins: { builtinOptions: { ssl: { extra_ca_pem: ca.certPem } } } });
+  t0 = await createTestApp({
+    scans: { worker: { leaseMs: 30_000, heartbeatMs: 500 } },
+    plugins: {
+      builtinOptions: {
+        ssl: { extra_ca_pem: ca.certPem },
+        // On loopback every address answers RST: only an accepting port proves a host here.
+        network: { refused_means_up: false, discovery_ports: String(onNetwork.port) },
+      },
+    },
+  });
   await t0.ctx.scans.start(['worker']);
 });
 test.after.always(async () => {
   await t0?.close();
   await legacy?.close();
+  await onNetwork?.close();
   for (const s of sockets) s.destroy();
   await new Promise((r) => imaps?.close(r));
 });
@@ -94,4 +107,22 @@ test('the ssl checks inspect the TLS ports the port scanner found in the same sc
   t.false(imapsTitles.some((x) => /Strict-Transport-Security/.test(x)), 'no HSTS verdict on a TLS port that does not speak HTTP');
   t.false(imapsTitles.some((x) => x.startsWith('Deprecated TLS')), 'the TLS 1.2+ service offers no deprecated version');
   t.false(rows.some((f) => JSON.stringify(f).includes('127.0.0.1:443')), 'no guessed port 443 when the port scan did not find it');
+});
+
+test('a full scan of a network asset runs the ssl checks on the TLS ports found on its live hosts', async (t) => {
+  const assetId = await createAsset(t0, '127.0.5.0/30', 'network');
+  const res = await t0.request('POST', '/api/scan/create', { payload: { asset_id: assetId, scan_type: 'full', options: { ports: String(onNetwork.port) } } });
+  t.is(res.statusCode, 201, res.raw);
+  const scan = await waitForScan(t0, res.body.data.scan_id, undefined, 120_000);
+  const checks = (await t0.ctx.db('scan_checks').where({ scan_id: scan.scan_id })) as Array<{ check_id: string; status: string; error: string | null }>;
+  t.is(scan.status, 'completed', JSON.stringify(checks));
+  t.deepEqual(checks.filter((c) => c.status !== 'completed').map((c) => `${c.check_id}: ${c.error}`), []);
+  t.is(checks.filter((c) => c.check_id.startsWith('ssl:')).length, 11);
+  const rows = (await t0.request('GET', `/api/scan/${scan.scan_id}/results?per_page=100`)).body.data as Array<{ title: string }>;
+  const at = (title: string) => rows.find((f) => f.title === title && JSON.stringify(f).includes(`127.0.5.1:${onNetwork.port}`));
+  t.truthy(at('Deprecated TLS versions offered: TLSv1, TLSv1.1'), rows.map((f) => f.title).join(' | '));
+  t.truthy(at('Missing HTTP Strict-Transport-Security header'));
+  // The certificate names 127.0.0.1 only: reached as 127.0.5.1 it does not match, and says so.
+  t.truthy(at('TLS certificate does not cover 127.0.5.1'));
+  t.false(rows.some((f) => /self-signed|untrusted/i.test(f.title)), 'trusted CA, not self-signed');
 });
