@@ -15,7 +15,10 @@ export type Collection =
   | 'playbooks'
   | 'webhooks'
   | 'integrations'
-  | 'exports';
+  | 'exports'
+  /** Platform-admin lists of a tenant's users and tokens. */
+  | 'users'
+  | 'tokens';
 
 export const changeClock = {
   async markChanged(db: Executor, tenantId: string, collection: Collection, now = Date.now()): Promise<void> {

@@ -2,6 +2,7 @@ import type { Executor } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { toIso, toIsoRequired } from '../time.ts';
 import type { Scope, Tier } from '../services/scopes.ts';
+import { changeClock } from './change-clock.ts';
 import { paginate, type Page, type PageRequest } from './paginate.ts';
 
 export type TokenKind = 'api' | 'login' | 'bootstrap';
@@ -94,6 +95,7 @@ export const tokenRepository = {
       last_used_at: null,
       created_at: t.now,
     });
+    await changeClock.markChanged(db, t.tenantId, 'tokens');
   },
 
   async findGrantByHash(db: Executor, tokenHash: string): Promise<TokenGrant | null> {
@@ -128,7 +130,17 @@ export const tokenRepository = {
   },
 
   async revoke(db: Executor, id: string, now: number): Promise<void> {
-    await db('api_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: now });
+    const row = (await db('api_tokens').where({ id }).first('tenant_id')) as { tenant_id: string } | undefined;
+    if (row && (await db('api_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: now }))) await changeClock.markChanged(db, row.tenant_id, 'tokens', now);
+  },
+
+  /**
+   * When a tenant's token list last changed: issued, revoked or deleted (change clock), or
+   * used (`last_used_at` is part of the list, and moves without a clock tick).
+   */
+  async listLastModified(db: Executor, tenantId: string): Promise<number> {
+    const used = (await db('api_tokens').where({ tenant_id: tenantId }).max({ at: 'last_used_at' }).first()) as { at: number | string | null } | undefined;
+    return Math.max(Number(used?.at ?? 0), (await changeClock.lastChanged(db, tenantId, 'tokens')) ?? 0);
   },
 
   async listByTenant(db: Executor, tenantId: string, page: PageRequest, includeRevoked: boolean): Promise<Page<ApiToken>> {

@@ -2,6 +2,7 @@ import type { Executor } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { toIsoRequired } from '../time.ts';
 import type { Scope } from '../services/scopes.ts';
+import { changeClock } from './change-clock.ts';
 import { paginate, type Page, type PageRequest } from './paginate.ts';
 
 /** A user as the API shows it: never the password hash. */
@@ -57,6 +58,7 @@ export const userRepository = {
       created_at: user.now,
       updated_at: user.now,
     });
+    await changeClock.markChanged(db, user.tenantId, 'users', user.now);
   },
 
   async findById(db: Executor, id: string): Promise<User | null> {
@@ -81,7 +83,15 @@ export const userRepository = {
     return { total: result.total, rows: result.rows.map(toUser) };
   },
 
+  /** Deletes the user (its tokens cascade) and moves both lists' change clocks. */
   async delete(db: Executor, id: string): Promise<number> {
-    return db('users').where({ id }).delete();
+    const row = (await db('users').where({ id }).first('tenant_id')) as { tenant_id: string } | undefined;
+    if (!row) return 0;
+    const n = await db('users').where({ id }).delete();
+    if (n) {
+      await changeClock.markChanged(db, row.tenant_id, 'users');
+      await changeClock.markChanged(db, row.tenant_id, 'tokens');
+    }
+    return n;
   },
 };

@@ -4,6 +4,8 @@ import type { AppContext } from '../../core/app-context.ts';
 import { dataOf, listMeta, listOf, pageQuery } from '../../core/http/pagination.ts';
 import type { Scope } from '../../core/services/scopes.ts';
 import { createTokenPayload, issuedTokenSchema, tenantId, tokenId, tokenSchema } from './admin-schemas.ts';
+import { tenantRepository } from '../../core/repositories/tenant-repository.ts';
+import { tokenRepository } from '../../core/repositories/token-repository.ts';
 
 const admin = { access: { scope: ['admin'] } };
 const tags = ['api', 'admin'];
@@ -59,6 +61,8 @@ export function tokenRoutes(ctx: AppContext): ServerRoute[] {
           query: Joi.object({ ...pageQuery, include_revoked: Joi.boolean().default(false) }),
         },
         response: { status: { 200: listOf(tokenSchema, 'ApiTokenList') } },
+        // An unknown tenant has no Last-Modified (null): the handler answers 404, never 304.
+        plugins: { rampart: { lastModified: async (request) => ((await tenantRepository.findById(ctx.db, String(request.params.tenant_id))) ? tokenRepository.listLastModified(ctx.db, String(request.params.tenant_id)) : null) } },
       },
       handler: async (request) => {
         const { page, per_page, include_revoked } = request.query as { page: number; per_page: number; include_revoked: boolean };

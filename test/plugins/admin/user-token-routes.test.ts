@@ -119,3 +119,35 @@ test('deleting a user revokes its tokens', async (t) => {
   t.is((await t0.request('GET', '/api/user/me', { token: issued.token })).statusCode, 401);
   t.is((await t0.request('DELETE', `/api/admin/users/${user.id}`)).statusCode, 404);
 });
+
+test('user and token lists answer 304 until a user or token is added, removed, revoked or used; unknown tenants stay 404', async (t) => {
+  const tenant = (await t0.request('POST', '/api/admin/tenants', { payload: { name: 'lm-co' } })).body.data.id as string;
+  const users = `/api/admin/tenants/${tenant}/users`;
+  const tokens = `/api/admin/tenants/${tenant}/tokens`;
+  const user = (await t0.request('POST', users, { payload: { email: 'lm@example.com', name: 'LM', password: 'a long enough password', scopes: ['assets:read'] } })).body.data;
+  const issued = (await t0.request('POST', tokens, { payload: { name: 'ci', scopes: ['assets:read'] } })).body.data;
+  // Changes of the last ~2 s are always answered 200 (core/http/last-modified.ts): age them.
+  const age = async () => {
+    const past = Date.now() - 10_000;
+    await t0.ctx.db('change_clock').where({ tenant_id: tenant }).update({ changed_at: past });
+    await t0.ctx.db('api_tokens').where({ tenant_id: tenant }).whereNotNull('last_used_at').update({ last_used_at: past });
+  };
+  const revalidate = async (path: string) => {
+    const first = await t0.request('GET', path);
+    const since = String(first.headers['last-modified']);
+    return (await t0.request('GET', path, { headers: { 'if-modified-since': since } })).statusCode;
+  };
+  await age();
+  t.is(await revalidate(users), 304);
+  t.is(await revalidate(tokens), 304);
+  const since = String((await t0.request('GET', tokens)).headers['last-modified']);
+  // Using the token changes its last_used_at, which the list shows: no longer 304.
+  t.is((await t0.request('GET', '/api/user/me', { token: issued.token })).statusCode, 200);
+  t.is((await t0.request('GET', tokens, { headers: { 'if-modified-since': since } })).statusCode, 200);
+  await age();
+  const usersSince = String((await t0.request('GET', users)).headers['last-modified']);
+  t.is((await t0.request('DELETE', `/api/admin/users/${user.id}`)).statusCode, 204);
+  t.is((await t0.request('GET', users, { headers: { 'if-modified-since': usersSince } })).statusCode, 200, 'a deletion moves the clock');
+  const unknown = '/api/admin/tenants/ten_01J00000000000000000000000/users';
+  t.is((await t0.request('GET', unknown, { headers: { 'if-modified-since': new Date().toUTCString() } })).statusCode, 404);
+});
