@@ -1,3 +1,4 @@
+import test from 'ava';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -86,3 +87,6 @@ export async function startGnutlsTarget(o: GnutlsOptions): Promise<GnutlsTarget>
   rmSync(dir, { recursive: true, force: true });
   throw new Error(`gnutls-serv did not start (priority ${o.priority}): ${lastOutput}`);
 }
+
+/** `test` where gnutls-serv exists (or CI requires it: .ci/run installs it), else `test.skip`. */
+export const withGnutls = gnutlsAvailable() || process.env.RAMPART_REQUIRE_SERVICES ? test : test.skip;

@@ -2,14 +2,11 @@ import test from 'ava';
 import { runCheck } from '../../../core/scan/run-check.ts';
 import { protocolVersions } from '../../../scanners/ssl/checks/protocol-versions.ts';
 import { SSL2_CIPHER_KINDS } from '../../../scanners/ssl/raw/client-hello.ts';
-import { gnutlsAvailable, startGnutlsTarget } from '../../_helpers/gnutls-target.ts';
+import { startGnutlsTarget, withGnutls } from '../../_helpers/gnutls-target.ts';
 import { urlTarget } from '../../_helpers/scan-target.ts';
 import { startScriptedServerHello } from '../../_helpers/scripted-server-hello.ts';
 import { startTlsTarget } from '../../_helpers/tls-target.ts';
 import { createRsaTestCa, type IssuedPem } from '../../_helpers/weak-certs.ts';
-
-// gnutls-serv (Debian gnutls-bin) is skipped where absent; .ci/run installs it and requires it.
-const withGnutls = gnutlsAvailable() || process.env.RAMPART_REQUIRE_SERVICES ? test : test.skip;
 
 let leaf: IssuedPem;
 const closers: Array<{ close(): Promise<void> }> = [];
