@@ -70,7 +70,8 @@ export function errorResponsePlugin(logger: Logger): Plugin<void> {
         if (response instanceof RampartError) {
           status = response.statusCode;
           body = { status: 'error', error: { code: response.code, message: response.message, ...response.extra } };
-          if (status === 429) headers['retry-after'] = String(response.extra.retry_after);
+          // 429 (rate limited) and 503 (e.g. rate limiting unavailable, fail-closed) say when to come back.
+          if ((status === 429 || status === 503) && response.extra.retry_after !== undefined) headers['retry-after'] = String(response.extra.retry_after);
         } else if (response.output.statusCode >= 500) {
           status = response.output.statusCode;
           logger.error({ req_id: requestId, err: { message: response.message, stack: response.stack } }, 'unhandled error');

@@ -99,6 +99,7 @@ for (const failureMode of ['open', 'closed'] as const) {
       t.true(statuses.every((s) => s === 503));
       const res = await down.request('GET', '/api/user/me', { token });
       t.is(res.body.error.code, 'service_unavailable');
+      t.is(res.headers['retry-after'], String(res.body.error.retry_after), 'Retry-After as on a 429');
     }
     t.is((await down.request('GET', '/api/health', { token: null })).statusCode, 200, 'health needs no limiter');
     t.is(lines.filter((l) => /Redis unreachable/.test(l.msg)).length, 1);
