@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/create-db.ts';
 import type { Logger } from '../logger.ts';
 import type { PlatformEvent } from '../plugin-api.ts';
+import { PollLoop } from '../poll-loop.ts';
 import type { EventBus } from './event-bus.ts';
 import { eventRepository, type ReadFilter } from './event-repository.ts';
 
@@ -34,14 +35,16 @@ export const INSTANCE_ID = `${hostname()}:${process.pid}:${randomBytes(3).toStri
  */
 export class EventConsumer {
   readonly #o: EventConsumerOptions;
-  #running = false;
-  #timer: NodeJS.Timeout | null = null;
-  #wakeUp: (() => void) | null = null;
+  readonly #loop: PollLoop;
   #unsubscribe: (() => void) | null = null;
-  #loop: Promise<void> | null = null;
 
   constructor(options: EventConsumerOptions) {
     this.#o = options;
+    this.#loop = new PollLoop({
+      round: async () => void (await this.drain()),
+      intervalMs: options.pollIntervalMs,
+      onError: (err) => options.logger.error({ consumer: options.name, err: err.message }, 'event consumer batch failed; will retry'),
+    });
   }
 
   async start(): Promise<void> {
@@ -51,16 +54,13 @@ export class EventConsumer {
       .insert({ consumer: name, last_event_id: first, locked_by: null, locked_until: 0, updated_at: Date.now() })
       .onConflict('consumer')
       .ignore();
-    this.#running = true;
-    this.#unsubscribe = this.#o.bus.subscribe(() => this.#wakeUp?.());
-    this.#loop = this.#run();
+    this.#unsubscribe = this.#o.bus.subscribe(() => this.#loop.wake());
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    this.#running = false;
     this.#unsubscribe?.();
-    this.#wakeUp?.();
-    await this.#loop;
+    await this.#loop.stop();
     await this.#o.db('event_cursors').where({ consumer: this.#o.name, locked_by: INSTANCE_ID }).update({ locked_by: null, locked_until: 0 });
   }
 
@@ -96,22 +96,5 @@ export class EventConsumer {
     if (events.length) await this.#o.handle(events);
     await db('event_cursors').where({ consumer: name, locked_by: INSTANCE_ID }).update({ last_event_id: lastSeenId, updated_at: Date.now() });
     return events.length;
-  }
-
-  async #run(): Promise<void> {
-    while (this.#running) {
-      try {
-        await this.drain();
-      } catch (err) {
-        this.#o.logger.error({ consumer: this.#o.name, err: (err as Error).message }, 'event consumer batch failed; will retry');
-      }
-      if (!this.#running) break;
-      await new Promise<void>((resolve) => {
-        this.#wakeUp = resolve;
-        this.#timer = setTimeout(resolve, this.#o.pollIntervalMs);
-      });
-      if (this.#timer) clearTimeout(this.#timer);
-      this.#wakeUp = null;
-    }
   }
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../db/create-db.ts';
 import type { Logger } from '../logger.ts';
 import type { PlatformEvent } from '../plugin-api.ts';
+import { PollLoop } from '../poll-loop.ts';
 import type { EventBus } from './event-bus.ts';
 import { eventRepository } from './event-repository.ts';
 
@@ -36,14 +37,16 @@ export class StreamHub {
   readonly #subscribers = new Set<StreamSubscriber>();
   #position = 0;
   #started: Promise<void> | null = null;
-  #running = false;
-  #loop: Promise<void> | null = null;
-  #wakeUp: (() => void) | null = null;
-  #pending = false;
+  readonly #loop: PollLoop;
   #unsubscribe: (() => void) | null = null;
 
   constructor(options: StreamHubOptions) {
     this.#o = options;
+    this.#loop = new PollLoop({
+      round: () => this.#drain(),
+      intervalMs: options.pollIntervalMs,
+      onError: (err) => options.logger.error({ err: err.message }, 'event stream reader failed; will retry'),
+    });
   }
 
   /** The id of the last event fanned out: a new subscriber receives everything after it. */
@@ -59,9 +62,8 @@ export class StreamHub {
   start(): Promise<void> {
     this.#started ??= (async () => {
       this.#position = await eventRepository.latestId(this.#o.db);
-      this.#running = true;
-      this.#unsubscribe = this.#o.bus.subscribe(() => this.#wake());
-      this.#loop = this.#run();
+      this.#unsubscribe = this.#o.bus.subscribe(() => this.#loop.wake());
+      this.#loop.start();
     })();
     return this.#started;
   }
@@ -71,10 +73,8 @@ export class StreamHub {
     this.closeAll();
     if (!this.#started) return;
     await this.#started;
-    this.#running = false;
     this.#unsubscribe?.();
-    this.#wake();
-    await this.#loop;
+    await this.#loop.stop();
     this.#started = null;
   }
 
@@ -92,11 +92,6 @@ export class StreamHub {
   subscribe(subscriber: StreamSubscriber): { position: number; unsubscribe: () => void } {
     this.#subscribers.add(subscriber);
     return { position: this.#position, unsubscribe: () => this.#subscribers.delete(subscriber) };
-  }
-
-  #wake(): void {
-    this.#pending = true;
-    this.#wakeUp?.();
   }
 
   #fanOut(event: PlatformEvent): void {
@@ -121,27 +116,6 @@ export class StreamHub {
       if (lastSeenId === this.#position) return;
       this.#position = lastSeenId;
       for (const event of events) this.#fanOut(event);
-    }
-  }
-
-  async #run(): Promise<void> {
-    while (this.#running) {
-      this.#pending = false;
-      try {
-        await this.#drain();
-      } catch (err) {
-        this.#o.logger.error({ err: (err as Error).message }, 'event stream reader failed; will retry');
-      }
-      if (!this.#running) break;
-      if (this.#pending) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.#o.pollIntervalMs);
-        this.#wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#wakeUp = null;
     }
   }
 }

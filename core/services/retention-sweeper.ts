@@ -1,7 +1,7 @@
 import type { RetentionConfig } from '../../config/retention-config.ts';
 import type { Db, Executor } from '../db/create-db.ts';
 import type { Logger } from '../logger.ts';
-import { PollLoop } from './poll-loop.ts';
+import { PollLoop } from '../poll-loop.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -3,7 +3,7 @@ import { INSTANCE_ID } from '../events/event-consumer.ts';
 import type { Logger } from '../logger.ts';
 import { OutboundError } from '../outbound/outbound-error.ts';
 import type { OutboundHttpClient } from '../outbound/http-client.ts';
-import { PollLoop } from './poll-loop.ts';
+import { PollLoop } from '../poll-loop.ts';
 import type { SecretBox } from './secret-box.ts';
 import { callbackSecretContext } from './scan-service.ts';
 import { signatureHeaders } from './webhook-signer.ts';

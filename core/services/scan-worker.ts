@@ -1,6 +1,6 @@
 import { INSTANCE_ID } from '../events/event-consumer.ts';
 import { scanRepository } from '../repositories/scan-repository.ts';
-import { PollLoop } from './poll-loop.ts';
+import { PollLoop } from '../poll-loop.ts';
 import { runScan, type RunningScan, type ScanRunnerDeps } from './scan-runner.ts';
 
 let claimSeq = 0;

@@ -6,7 +6,7 @@ import type { Logger } from '../logger.ts';
 import type { OutboundHttpClient } from '../outbound/http-client.ts';
 import { webhookDeliveryRepository as deliveries, type DeliveryRow } from '../repositories/webhook-delivery-repository.ts';
 import { webhookRepository, type WebhookRecord } from '../repositories/webhook-repository.ts';
-import { PollLoop } from './poll-loop.ts';
+import { PollLoop } from '../poll-loop.ts';
 import type { SecretBox } from './secret-box.ts';
 import { attemptDelivery, type AttemptResult } from './webhook-attempt.ts';
 import { AttemptRecorder } from './webhook-attempt-recorder.ts';

@@ -10,8 +10,9 @@ export interface PollLoopOptions {
 }
 
 /**
- * The background loop every leased-job worker runs (scans, scan callbacks, webhook
- * deliveries): a round, then sleep until the interval passes or `wake()` is called.
+ * The background loop every worker runs (outbox consumers, the stream hub's reader,
+ * scans, scan callbacks, webhook deliveries, retention): a round, then sleep until the
+ * interval passes or `wake()` is called.
  * A wake-up that arrives during a round is remembered, so work created while a round
  * runs never waits a whole interval.
  */

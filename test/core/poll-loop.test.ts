@@ -1,5 +1,5 @@
 import test from 'ava';
-import { PollLoop } from '../../../core/services/poll-loop.ts';
+import { PollLoop } from '../../core/poll-loop.ts';
 
 const tick = (ms = 20) => new Promise((r) => setTimeout(r, ms));
 
