@@ -71,7 +71,7 @@ export async function runCheck(check: ScannerCheck, target: ScanTarget, opts: Ru
     inScope: opts.inScope ?? targetScope(target, opts.deny),
     addService(service) {
       if (done) return;
-      if (!services.add(service)) logs.push({ timestamp: new Date().toISOString(), level: 'WARN', message: `service dropped (invalid or over the limit): ${JSON.stringify(service).slice(0, 200)}` });
+      if (!services.add(service)) ctx.log('WARN', `service dropped (invalid or over the limit): ${JSON.stringify(service).slice(0, 200)}`);
     },
     ...(opts.services ? { services: Object.freeze(opts.services.map((s) => Object.freeze({ ...s }))) } : {}),
   };

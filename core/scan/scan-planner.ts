@@ -31,8 +31,9 @@ export function planChecks(registry: PluginRegistry, scanType: ScanType, assetTy
     if (served !== 'all' && !scanner.scanTypes.some((t) => served.includes(t))) continue;
     for (const check of scanner.checks) {
       const assetTypes = check.assetTypes ?? scanner.assetTypes;
-      const viaServices = !assetTypes.includes(assetType) && check.consumes?.includes('services') === true && (check.serviceAssetTypes ?? []).includes(assetType);
-      if (!assetTypes.includes(assetType) && !viaServices) continue;
+      const direct = assetTypes.includes(assetType);
+      const viaServices = !direct && check.consumes?.includes('services') === true && (check.serviceAssetTypes ?? []).includes(assetType);
+      if (!direct && !viaServices) continue;
       if (scanType === 'quick' && !QUICK_SEVERITIES.includes(check.maxSeverity)) continue;
       if (scanType === 'custom' && !categories.includes(check.category)) continue;
       (viaServices ? throughServices : planned).push({ checkId: check.id, plugin: scanner.name, moduleUrl: entry.moduleUrl, category: check.category, pluginOptions: entry.options, produces: check.produces?.includes('services') === true });

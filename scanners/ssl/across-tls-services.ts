@@ -1,5 +1,5 @@
 import type { CheckContext, DiscoveredService, ScannerCheck, ScanTarget } from '../../core/plugin-api.ts';
-import { hostPort } from '../_lib/endpoint.ts';
+import { endpointOf, hostPort } from '../_lib/endpoint.ts';
 
 /** Which discovered services a check inspects (all TLS ones, or only HTTPS for HTTP-level checks). */
 export type ServiceFilter = (service: DiscoveredService) => boolean;
@@ -25,11 +25,8 @@ export function tlsTargets(target: ScanTarget, services: readonly DiscoveredServ
     seen.add(key);
     out.push(t);
   };
-  if (target.url || target.port) {
-    const u = target.url ? new URL(target.url) : null;
-    const port = u ? (u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80) : target.port!;
-    add(target, hostPort({ host: named ?? target.host ?? target.name, port }));
-  }
+  const own = target.url || target.port ? endpointOf(target, true) : null;
+  if (own) add(target, hostPort(own));
   for (const s of services) {
     if (!filter(s)) continue;
     const host = named ?? s.host;
