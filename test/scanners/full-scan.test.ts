@@ -43,6 +43,17 @@ test.after.always(async () => {
   await dns?.close();
 });
 
+/** What the bad test site exposes over HTTP and HTTPS alike (web_app findings). */
+const WEB_PROBLEMS = [
+  'CORS reflects arbitrary origins with credentials (Origin: https://rampart-cors-probe.invalid)',
+  'Cookies without protective attributes: sid',
+  'Directory listing at /files/',
+  'HTTP TRACE method enabled',
+  'Missing security headers: Content-Security-Policy, X-Frame-Options, X-Content-Type-Options, Referrer-Policy',
+  'Open redirect via next on /login',
+  'Version disclosed: Apache/2.4.41 (Ubuntu), PHP/7.4.3',
+];
+
 test('a full scan of a URL asset finds what the test site was built to expose, and nothing else', async (t) => {
   const assetId = await createAsset(t0, `${site.url}/`, 'url');
   // Only the site's own port is port-scanned: other loopback listeners (the database) are not the site.
@@ -60,16 +71,7 @@ test('a full scan of a URL asset finds what the test site was built to expose, a
   t.log(checks.map((c: { check_id: string; duration_ms: number }) => `${c.check_id} ${c.duration_ms}`).join('\n'));
   const results = await t0.request('GET', `/api/scan/${scan.scan_id}/results?per_page=100`);
   const found = (results.body.data as Array<{ title: string; severity: string }>).map((f) => f.title).sort();
-  t.deepEqual(found, [
-    'CORS reflects arbitrary origins with credentials (Origin: https://rampart-cors-probe.invalid)',
-    'Cookies without protective attributes: sid',
-    'Directory listing at /files/',
-    'HTTP TRACE method enabled',
-    'Missing security headers: Content-Security-Policy, X-Frame-Options, X-Content-Type-Options, Referrer-Policy',
-    'Open redirect via next on /login',
-    `Open port ${site.port}/tcp (http)`,
-    'Version disclosed: Apache/2.4.41 (Ubuntu), PHP/7.4.3',
-  ].sort());
+  t.deepEqual(found, [...WEB_PROBLEMS, `Open port ${site.port}/tcp (http)`].sort());
 });
 
 test('a full scan of an HTTPS URL asset adds exactly the TLS problems the server was built with', async (t) => {
@@ -83,14 +85,7 @@ test('a full scan of an HTTPS URL asset adds exactly the TLS problems the server
   const results = await t0.request('GET', `/api/scan/${scan.scan_id}/results?per_page=100`);
   const found = (results.body.data as Array<{ title: string }>).map((f) => f.title).sort();
   t.deepEqual(found, [
-    // the web problems of the site, as over HTTP
-    'CORS reflects arbitrary origins with credentials (Origin: https://rampart-cors-probe.invalid)',
-    'Cookies without protective attributes: sid',
-    'Directory listing at /files/',
-    'HTTP TRACE method enabled',
-    'Missing security headers: Content-Security-Policy, X-Frame-Options, X-Content-Type-Options, Referrer-Policy',
-    'Open redirect via next on /login',
-    'Version disclosed: Apache/2.4.41 (Ubuntu), PHP/7.4.3',
+    ...WEB_PROBLEMS,
     `Open port ${tlsSite.port}/tcp (https)`,
     // the page loads a script over http://: harmless over HTTP, active mixed content over HTTPS
     'Active mixed content on /',
