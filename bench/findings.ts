@@ -7,8 +7,8 @@ import knexPkg from 'knex';
 import { loadConfig } from '../config/load-config.ts';
 import { createApp, type App } from '../core/app.ts';
 import { mysqlConnection } from '../core/db/create-db.ts';
-import { TENANT_SCOPES } from '../core/services/scopes.ts';
-import { generateToken } from '../core/services/token-codec.ts';
+import { TENANT_SCOPES } from '../core/domain/scopes.ts';
+import { generateToken } from '../core/auth/token-codec.ts';
 import { writeReportSection } from './_lib/report.ts';
 import { seedFindings } from './_lib/seed-findings.ts';
 

@@ -4,7 +4,7 @@ import { loadConfig } from '../config/load-config.ts';
 import { createApp, type App } from '../core/app.ts';
 import { createLogger } from '../core/logger.ts';
 import { createRateLimiter } from '../core/rate-limit/rate-limiter.ts';
-import { createTestDatabase } from '../test/_helpers/test-db.ts';
+import { createTestDatabase } from '../test/_helpers/harness/test-db.ts';
 import { writeReportSection } from './_lib/report.ts';
 
 /**

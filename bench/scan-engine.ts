@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer, Socket, type Server } from 'node:net';
 import { scanPorts } from '../scanners/port/tcp-connect.ts';
-import { createTestApp } from '../test/_helpers/test-app.ts';
+import { createTestApp } from '../test/_helpers/harness/test-app.ts';
 import { writeReportSection } from './_lib/report.ts';
 
 /**

@@ -5,9 +5,9 @@ import { createApp } from '../core/app.ts';
 import type { PlatformEvent } from '../core/plugin-api.ts';
 import { rendererFor } from '../core/siem/siem-render.ts';
 import { octetFrame } from '../core/siem/syslog-transport.ts';
-import { sharedTestCertificates } from '../test/_helpers/certs.ts';
-import { startSyslogReceiver } from '../test/_helpers/syslog-receiver.ts';
-import { createTestDatabase } from '../test/_helpers/test-db.ts';
+import { sharedTestCertificates } from '../test/_helpers/certificates/certs.ts';
+import { startSyslogReceiver } from '../test/_helpers/receivers/syslog-receiver.ts';
+import { createTestDatabase } from '../test/_helpers/harness/test-db.ts';
 import { writeReportSection } from './_lib/report.ts';
 
 /**

@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { runCheck } from '../core/scan/run-check.ts';
+import { runCheck } from '../core/scans/run-check.ts';
 import type { FindingReport } from '../core/plugin-api.ts';
 import ssl from '../scanners/ssl/index.ts';
-import { startGnutlsTarget } from '../test/_helpers/gnutls-target.ts';
-import { startTlsTarget } from '../test/_helpers/tls-target.ts';
-import { createRsaTestCa } from '../test/_helpers/weak-certs.ts';
-import { urlTarget } from '../test/_helpers/scan-target.ts';
+import { startGnutlsTarget } from '../test/_helpers/targets/gnutls-target.ts';
+import { startTlsTarget } from '../test/_helpers/targets/tls-target.ts';
+import { createRsaTestCa } from '../test/_helpers/certificates/weak-certs.ts';
+import { urlTarget } from '../test/_helpers/targets/scan-target.ts';
 import { writeReportSection } from './_lib/report.ts';
 
 /**

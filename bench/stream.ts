@@ -3,8 +3,8 @@ import { loadavg } from 'node:os';
 import net from 'node:net';
 import { loadConfig } from '../config/load-config.ts';
 import { createApp } from '../core/app.ts';
-import { TENANT_SCOPES } from '../core/services/scopes.ts';
-import { createTestDatabase } from '../test/_helpers/test-db.ts';
+import { TENANT_SCOPES } from '../core/domain/scopes.ts';
+import { createTestDatabase } from '../test/_helpers/harness/test-db.ts';
 import { writeReportSection } from './_lib/report.ts';
 
 /**

@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config/load-config.ts';
 import { createApp } from '../core/app.ts';
 import { OutboundHttpClient } from '../core/outbound/http-client.ts';
-import { sharedTestCertificates } from '../test/_helpers/certs.ts';
-import { startHttpsReceiver } from '../test/_helpers/https-receiver.ts';
-import { createTestDatabase } from '../test/_helpers/test-db.ts';
+import { sharedTestCertificates } from '../test/_helpers/certificates/certs.ts';
+import { startHttpsReceiver } from '../test/_helpers/receivers/https-receiver.ts';
+import { createTestDatabase } from '../test/_helpers/harness/test-db.ts';
 
 /**
  * Issue 7 benchmark (a): events per second from the outbox to a loopback HTTPS webhook

@@ -1,22 +1,22 @@
 import type { Config } from '../config/load-config.ts';
 import type { Db } from './db/create-db.ts';
 import type { EventBus } from './events/event-bus.ts';
-import type { StreamHub } from './events/stream-hub.ts';
+import type { StreamHub } from './stream/stream-hub.ts';
 import type { SiemRuntime } from './siem/siem-runtime.ts';
 import type { Outbox } from './events/outbox.ts';
 import type { Logger } from './logger.ts';
 import type { PluginRegistry } from './plugins/plugin-registry.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
-import type { AdminService } from './services/admin-service.ts';
-import type { AuthService } from './services/auth-service.ts';
-import type { ExportService } from './services/export-service.ts';
-import type { ExportWorker } from './services/export-worker.ts';
-import type { RetentionSweeper } from './services/retention-sweeper.ts';
-import type { AssetService } from './services/asset-service.ts';
-import type { AssetVerificationService } from './services/asset-verification.ts';
-import type { FindingService } from './services/finding-service.ts';
-import type { WebhookRuntime } from './services/webhook-runtime.ts';
-import type { ScanRuntime } from './services/scan-runtime.ts';
+import type { AdminService } from './auth/admin-service.ts';
+import type { AuthService } from './auth/auth-service.ts';
+import type { ExportService } from './exports/export-service.ts';
+import type { ExportWorker } from './exports/export-worker.ts';
+import type { RetentionSweeper } from './retention/retention-sweeper.ts';
+import type { AssetService } from './assets/asset-service.ts';
+import type { AssetVerificationService } from './assets/asset-verification.ts';
+import type { FindingService } from './findings/finding-service.ts';
+import type { WebhookRuntime } from './webhooks/webhook-runtime.ts';
+import type { ScanRuntime } from './scans/scan-runtime.ts';
 
 /** What route plugins and background roles are given: config, storage, services. */
 export interface AppContext {

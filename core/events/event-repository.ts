@@ -2,7 +2,7 @@ import type { Executor } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { toIsoRequired } from '../time.ts';
 import type { PlatformEvent } from '../plugin-api.ts';
-import type { StoredEventKind } from './event-kinds.ts';
+import type { StoredEventKind } from '../domain/event-kinds.ts';
 
 export interface NewEvent {
   tenantId: string | null;

@@ -2,9 +2,9 @@ import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import Boom from '@hapi/boom';
 import type { Db } from '../db/create-db.ts';
 import type { Logger } from '../logger.ts';
-import { tokenRepository } from '../repositories/token-repository.ts';
-import type { Scope, Tier } from '../services/scopes.ts';
-import { hashToken } from '../services/token-codec.ts';
+import { tokenRepository } from '../auth/token-repository.ts';
+import type { Scope, Tier } from '../domain/scopes.ts';
+import { hashToken } from '../auth/token-codec.ts';
 
 /** What a route handler knows about its caller: `request.auth.credentials`. */
 export interface Caller {

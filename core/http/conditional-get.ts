@@ -1,7 +1,7 @@
 import type { Plugin, Request, ResponseObject } from '@hapi/hapi';
 import type { Boom } from '@hapi/boom';
 import type { Executor } from '../db/create-db.ts';
-import { changeClock, type Collection } from '../repositories/change-clock.ts';
+import { changeClock, type Collection } from '../db/change-clock.ts';
 import { callerOf } from './auth-scheme.ts';
 import { formatHttpDate, isNotModified, lastModifiedSecond, parseHttpDate } from './last-modified.ts';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RateLimitConfig } from '../../config/rate-limit-config.ts';
-import type { Tier } from '../services/scopes.ts';
+import type { Tier } from '../domain/scopes.ts';
 import type { BucketPolicy } from './token-bucket.ts';
 
 /** Who pays for a request: a tenant (authenticated) or a client address (no token). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config/load-config.ts';
 import { RateLimitedError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import type { Tier } from '../services/scopes.ts';
+import type { Tier } from '../domain/scopes.ts';
 import { FailoverStore } from './failover-store.ts';
 import { MemoryStore } from './memory-store.ts';
 import { bindingView, retryAfterSeconds } from './rate-limit-headers.ts';

@@ -6,8 +6,8 @@ import type { Outbox } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { PlatformEvent } from '../plugin-api.ts';
 import type { PluginRegistry } from '../plugins/plugin-registry.ts';
-import { siemConsumerName, siemRepository, type SiemRecord } from '../repositories/siem-repository.ts';
-import type { SiemService } from '../services/siem-service.ts';
+import { siemConsumerName, siemRepository, type SiemRecord } from './siem-repository.ts';
+import type { SiemService } from './siem-service.ts';
 import { rendererFor } from './siem-render.ts';
 import { SyslogTransport } from './syslog-transport.ts';
 

@@ -2,7 +2,7 @@ import { hostname, networkInterfaces } from 'node:os';
 import type { SiemConfig } from '../../config/event-channels-config.ts';
 import type { PlatformEvent } from '../plugin-api.ts';
 import type { PluginRegistry } from '../plugins/plugin-registry.ts';
-import type { SiemRecord } from '../repositories/siem-repository.ts';
+import type { SiemRecord } from './siem-repository.ts';
 import { VERSION } from '../version.ts';
 import type { SyslogRenderOptions } from './event-fields.ts';
 import { truncateUtf8 } from './syslog-message.ts';

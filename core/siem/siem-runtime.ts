@@ -5,9 +5,9 @@ import type { Outbox } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import { AddressPolicy } from '../outbound/address-policy.ts';
 import type { PluginRegistry } from '../plugins/plugin-registry.ts';
-import type { SiemRecord } from '../repositories/siem-repository.ts';
-import type { SecretBox } from '../services/secret-box.ts';
-import { SiemService } from '../services/siem-service.ts';
+import type { SiemRecord } from './siem-repository.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import { SiemService } from './siem-service.ts';
 import { SiemForwarding } from './siem-forwarding.ts';
 import { sendSiemTest, type SiemTestResult } from './siem-test-send.ts';
 

@@ -1,8 +1,8 @@
 import type { Config } from '../../config/config-schema.ts';
 import type { PlatformEvent } from '../plugin-api.ts';
 import type { PluginRegistry } from '../plugins/plugin-registry.ts';
-import type { SiemRecord } from '../repositories/siem-repository.ts';
-import type { SiemService } from '../services/siem-service.ts';
+import type { SiemRecord } from './siem-repository.ts';
+import type { SiemService } from './siem-service.ts';
 import { rendererFor } from './siem-render.ts';
 import { SyslogTransport } from './syslog-transport.ts';
 

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { recordId } from '../../core/http/common-schemas.ts';
 import { idPattern } from '../../core/ids.ts';
-import { SCOPES, TIERS } from '../../core/services/scopes.ts';
+import { SCOPES, TIERS } from '../../core/domain/scopes.ts';
 
 export const tenantId = recordId('ten', 'a tenant id').required();
 export const userId = recordId('usr', 'a user id').required();

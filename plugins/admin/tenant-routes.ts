@@ -3,7 +3,7 @@ import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { recordLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf, pageQuery } from '../../core/http/pagination.ts';
-import { tenantRepository } from '../../core/repositories/tenant-repository.ts';
+import { tenantRepository } from '../../core/auth/tenant-repository.ts';
 import { createTenantPayload, tenantId, tenantSchema, updateTenantPayload } from './admin-schemas.ts';
 
 const admin = { access: { scope: ['admin'] } };

@@ -2,10 +2,10 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { dataOf, listMeta, listOf, pageQuery } from '../../core/http/pagination.ts';
-import type { Scope } from '../../core/services/scopes.ts';
+import type { Scope } from '../../core/domain/scopes.ts';
 import { createTokenPayload, issuedTokenSchema, tenantId, tokenId, tokenSchema } from './admin-schemas.ts';
-import { tenantRepository } from '../../core/repositories/tenant-repository.ts';
-import { tokenRepository } from '../../core/repositories/token-repository.ts';
+import { tenantRepository } from '../../core/auth/tenant-repository.ts';
+import { tokenRepository } from '../../core/auth/token-repository.ts';
 
 const admin = { access: { scope: ['admin'] } };
 const tags = ['api', 'admin'];

@@ -1,10 +1,10 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
-import { changeClock } from '../../core/repositories/change-clock.ts';
-import { tenantRepository } from '../../core/repositories/tenant-repository.ts';
+import { changeClock } from '../../core/db/change-clock.ts';
+import { tenantRepository } from '../../core/auth/tenant-repository.ts';
 import { dataOf, listMeta, listOf, pageQuery } from '../../core/http/pagination.ts';
-import type { Scope } from '../../core/services/scopes.ts';
+import type { Scope } from '../../core/domain/scopes.ts';
 import { createUserPayload, tenantId, userId, userSchema } from './admin-schemas.ts';
 
 const admin = { access: { scope: ['admin'] } };

@@ -4,9 +4,9 @@ import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { collectionLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf } from '../../core/http/pagination.ts';
-import type { AssetFilters } from '../../core/repositories/asset-repository.ts';
-import type { AssetChanges } from '../../core/services/asset-service.ts';
-import type { AssetInput } from '../../core/services/asset-input.ts';
+import type { AssetFilters } from '../../core/assets/asset-repository.ts';
+import type { AssetChanges } from '../../core/assets/asset-service.ts';
+import type { AssetInput } from '../../core/assets/asset-input.ts';
 import {
   assetDetailSchema, assetIdParams, assetListItemSchema, assetListQuery, createAssetPayload, createdAssetSchema, updateAssetPayload,
 } from './asset-schemas.ts';

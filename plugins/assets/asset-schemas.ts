@@ -1,10 +1,10 @@
 import Joi from 'joi';
 import { recordId, severityCountsSchema } from '../../core/http/common-schemas.ts';
 import { pageQuery } from '../../core/http/pagination.ts';
-import { ASSET_STATUSES } from '../../core/repositories/asset-repository.ts';
-import { ASSET_TYPES } from '../../core/services/asset-names.ts';
-import { MAX_TAG_LENGTH, MAX_TAGS, TAG_PATTERN } from '../../core/services/asset-input.ts';
-import { VERIFICATION_METHODS } from '../../core/services/verification-methods.ts';
+import { ASSET_STATUSES } from '../../core/assets/asset-repository.ts';
+import { ASSET_TYPES } from '../../core/assets/asset-names.ts';
+import { MAX_TAG_LENGTH, MAX_TAGS, TAG_PATTERN } from '../../core/assets/asset-input.ts';
+import { VERIFICATION_METHODS } from '../../core/assets/verification-methods.ts';
 
 const iso = Joi.string().isoDate();
 const severityCounts = severityCountsSchema('FindingSummary');

@@ -3,7 +3,7 @@ import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { dataOf } from '../../core/http/pagination.ts';
-import type { VerificationMethod } from '../../core/services/verification-methods.ts';
+import type { VerificationMethod } from '../../core/assets/verification-methods.ts';
 import { assetIdParams, checkPayload, issuedVerificationSchema, verificationResultSchema, verifyPayload } from './asset-schemas.ts';
 
 const write = { access: { scope: ['assets:write'] } };

@@ -3,9 +3,9 @@ import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { dataOf } from '../../core/http/pagination.ts';
-import { endpointLimit } from '../../core/http/rate-limit-settings.ts';
-import { tenantRepository } from '../../core/repositories/tenant-repository.ts';
-import { tokenRepository } from '../../core/repositories/token-repository.ts';
+import { endpointLimit } from '../../core/rate-limit/rate-limit-settings.ts';
+import { tenantRepository } from '../../core/auth/tenant-repository.ts';
+import { tokenRepository } from '../../core/auth/token-repository.ts';
 
 const tags = ['api', 'auth'];
 const iso = Joi.string().isoDate();

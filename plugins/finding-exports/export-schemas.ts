@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { recordId } from '../../core/http/common-schemas.ts';
-import { EXPORT_FORMATS } from '../../core/services/export-formats.ts';
+import { EXPORT_FORMATS } from '../../core/exports/export-formats.ts';
 import { findingFilterKeys, findingSortKeys } from '../findings/finding-schemas.ts';
 
 const iso = Joi.string().isoDate();

@@ -3,7 +3,7 @@ import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { dataOf } from '../../core/http/pagination.ts';
-import type { FindingInput } from '../../core/services/finding-input.ts';
+import type { FindingInput } from '../../core/findings/finding-input.ts';
 import { actorOf } from './finding-routes.ts';
 import { bulkFindingsPayload, createFindingPayload, findingRecordSchema } from './finding-schemas.ts';
 

@@ -4,7 +4,7 @@ import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { collectionLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf } from '../../core/http/pagination.ts';
-import type { ScheduleInput } from '../../core/services/schedule-service.ts';
+import type { ScheduleInput } from '../../core/scans/schedule-service.ts';
 import { scheduleIdParams, scheduleListQuery, schedulePayload, scheduleSchema, scheduleUpdatePayload } from './scan-schemas.ts';
 
 const read = { access: { scope: ['scan:read'] } };

@@ -4,7 +4,7 @@ import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { collectionLastModified, recordLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf, pageQuery } from '../../core/http/pagination.ts';
-import type { SiemInput } from '../../core/services/siem-service.ts';
+import type { SiemInput } from '../../core/siem/siem-service.ts';
 import { createSiemPayload, siemIdParams, siemSchema, siemTestSchema, siemView, updateSiemPayload } from './siem-schemas.ts';
 
 const auth = { access: { scope: ['integrations:manage'] } };

@@ -1,4 +1,4 @@
-import { STORED_EVENT_KINDS } from '../../core/events/event-kinds.ts';
+import { STORED_EVENT_KINDS } from '../../core/domain/event-kinds.ts';
 
 /**
  * Kinds a stream client may ask for with `events=`: every stored kind except

@@ -3,7 +3,7 @@ import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { callerOf, type Caller } from '../../core/http/auth-scheme.ts';
 import { idPattern } from '../../core/ids.ts';
-import { eventReplayRepository } from '../../core/repositories/event-replay-repository.ts';
+import { eventReplayRepository } from '../../core/stream/event-replay-repository.ts';
 import { SseConnection } from './sse-connection.ts';
 import { parseKinds, STREAM_EVENT_KINDS } from './stream-kinds.ts';
 

@@ -3,9 +3,9 @@ import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { dataOf, listMeta, listOf, pageQuery } from '../../core/http/pagination.ts';
-import type { DeliveryStatus } from '../../core/repositories/webhook-delivery-repository.ts';
+import type { DeliveryStatus } from '../../core/webhooks/webhook-delivery-repository.ts';
 import { fromIso } from '../../core/time.ts';
-import { attemptView, deliveryView } from '../../core/services/webhook-views.ts';
+import { attemptView, deliveryView } from '../../core/webhooks/webhook-views.ts';
 import { tags, webhookAuth } from './webhook-routes.ts';
 import { deliveryDetailSchema, deliveryParams, deliverySchema, recoverPayload, webhookIdParams } from './webhook-schemas.ts';
 

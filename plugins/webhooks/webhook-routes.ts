@@ -4,8 +4,8 @@ import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { collectionLastModified, recordLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf, pageQuery } from '../../core/http/pagination.ts';
-import type { WebhookInput } from '../../core/services/webhook-service.ts';
-import { attemptView, deliveryView, webhookView } from '../../core/services/webhook-views.ts';
+import type { WebhookInput } from '../../core/webhooks/webhook-service.ts';
+import { attemptView, deliveryView, webhookView } from '../../core/webhooks/webhook-views.ts';
 import { deliveryDetailSchema, rotateSecretPayload, webhookIdParams, webhookPayloads, webhookSchema } from './webhook-schemas.ts';
 
 export const webhookAuth = { access: { scope: ['webhooks:manage'] } };

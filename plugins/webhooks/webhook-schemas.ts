@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { recordId } from '../../core/http/common-schemas.ts';
-import { WEBHOOK_EVENT_KINDS } from '../../core/events/event-kinds.ts';
-import { TRANSFORMS } from '../../core/services/webhook-payload.ts';
+import { WEBHOOK_EVENT_KINDS } from '../../core/domain/event-kinds.ts';
+import { TRANSFORMS } from '../../core/webhooks/webhook-payload.ts';
 
 const iso = Joi.string().isoDate();
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];

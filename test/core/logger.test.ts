@@ -1,7 +1,7 @@
 import test from 'ava';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../core/logger.ts';
-import { createTestApp } from '../_helpers/test-app.ts';
+import { createTestApp } from '../_helpers/harness/test-app.ts';
 
 function capture(): { stream: Writable; text(): string } {
   let text = '';

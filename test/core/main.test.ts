@@ -1,7 +1,7 @@
 import test from 'ava';
-import { generateToken } from '../../core/services/token-codec.ts';
-import { freePort, startService } from '../_helpers/spawn-service.ts';
-import { createTestDatabase } from '../_helpers/test-db.ts';
+import { generateToken } from '../../core/auth/token-codec.ts';
+import { freePort, startService } from '../_helpers/harness/spawn-service.ts';
+import { createTestDatabase } from '../_helpers/harness/test-db.ts';
 
 // Boots the real entry point (`npm start`) over a real socket, as an operator would.
 

@@ -1,10 +1,10 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseCvss31 } from '../../core/services/cvss.ts';
+import { parseCvss31 } from '../../core/domain/cvss.ts';
 import { loadPlugins, PROJECT_ROOT } from '../../core/plugins/load-plugins.ts';
 import type { PluginRegistry } from '../../core/plugins/plugin-registry.ts';
-import { planChecks } from '../../core/scan/scan-planner.ts';
+import { planChecks } from '../../core/scans/scan-planner.ts';
 import type { AssetType, ScanType } from '../../core/plugin-api.ts';
 
 const MINE = ['ssl', 'dns', 'web_app', 'api_discovery', 'network'];

@@ -1,11 +1,11 @@
 import test from 'ava';
-import { createTestApp, type TestApp } from '../_helpers/test-app.ts';
-import { createAsset, waitForScan } from '../_helpers/scan-helpers.ts';
-import { startHttpTarget, type HttpTarget } from '../_helpers/http-target.ts';
-import { badSite } from '../_helpers/web-sites.ts';
-import { startDnsServer, type TestDnsServer } from '../_helpers/dns-server.ts';
-import { startTlsTarget, type TlsTarget } from '../_helpers/tls-target.ts';
-import { createRsaTestCa } from '../_helpers/weak-certs.ts';
+import { createTestApp, type TestApp } from '../_helpers/harness/test-app.ts';
+import { createAsset, waitForScan } from '../_helpers/harness/scan-helpers.ts';
+import { startHttpTarget, type HttpTarget } from '../_helpers/targets/http-target.ts';
+import { badSite } from '../_helpers/targets/web-sites.ts';
+import { startDnsServer, type TestDnsServer } from '../_helpers/targets/dns-server.ts';
+import { startTlsTarget, type TlsTarget } from '../_helpers/targets/tls-target.ts';
+import { createRsaTestCa } from '../_helpers/certificates/weak-certs.ts';
 
 let t0: TestApp;
 let site: HttpTarget;

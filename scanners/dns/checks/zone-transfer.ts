@@ -1,5 +1,5 @@
 import type { ScannerCheck } from '../../../core/plugin-api.ts';
-import { inCidr } from '../../../core/scan/target-scope.ts';
+import { inCidr } from '../../../core/scans/target-scope.ts';
 import { domainOf, resolveOrEmpty, resolverFor, zoneTransfer } from '../dns-client.ts';
 
 /** Never contacted even when a zone names them as name servers (cloud metadata, link-local). */

@@ -3,8 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { createDb, dialectOf } from '../../../core/db/create-db.ts';
 import { migrationSource } from '../../../core/db/migrate.ts';
 import { migrations } from '../../../core/db/migrations/index.ts';
-import { ROOT } from '../../_helpers/spawn-service.ts';
-import { createTestDatabase } from '../../_helpers/test-db.ts';
+import { ROOT } from '../../_helpers/harness/spawn-service.ts';
+import { createTestDatabase } from '../../_helpers/harness/test-db.ts';
 
 function migrateCli(url: string): { code: number | null; out: string } {
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'core/db/migrate-cli.ts'], {

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { EventConsumer, INSTANCE_ID } from '../../../core/events/event-consumer.ts';
 import type { PlatformEvent } from '../../../core/plugin-api.ts';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 let t0: TestApp;
 test.before(async () => {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { eventRepository } from '../../../core/events/event-repository.ts';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 let t0: TestApp;
 test.before(async () => {

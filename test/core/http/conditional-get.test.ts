@@ -3,10 +3,10 @@ import Joi from 'joi';
 import { callerOf } from '../../../core/http/auth-scheme.ts';
 import { collectionLastModified } from '../../../core/http/conditional-get.ts';
 import { formatHttpDate } from '../../../core/http/last-modified.ts';
-import { changeClock } from '../../../core/repositories/change-clock.ts';
-import { tenantRepository } from '../../../core/repositories/tenant-repository.ts';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
-import { DEFAULT_RATE_LIMITS } from '../../_helpers/rate-limit-config.ts';
+import { changeClock } from '../../../core/db/change-clock.ts';
+import { tenantRepository } from '../../../core/auth/tenant-repository.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
+import { DEFAULT_RATE_LIMITS } from '../../_helpers/harness/rate-limit-config.ts';
 
 let t0: TestApp;
 const clock = { now: Date.now() };

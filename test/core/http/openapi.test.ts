@@ -1,6 +1,6 @@
 import test from 'ava';
 import { compileErrors, validate } from '@readme/openapi-parser';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 let t0: TestApp;
 test.before(async () => {

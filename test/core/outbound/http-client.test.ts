@@ -3,8 +3,8 @@ import type { LookupAddress } from 'node:dns';
 import { AddressPolicy } from '../../../core/outbound/address-policy.ts';
 import { OutboundHttpClient, type OutboundClientOptions } from '../../../core/outbound/http-client.ts';
 import type { LookupFn } from '../../../core/outbound/guarded-lookup.ts';
-import { sharedTestCertificates } from '../../_helpers/certs.ts';
-import { startHttpsReceiver, type HttpsReceiver } from '../../_helpers/https-receiver.ts';
+import { sharedTestCertificates } from '../../_helpers/certificates/certs.ts';
+import { startHttpsReceiver, type HttpsReceiver } from '../../_helpers/receivers/https-receiver.ts';
 
 let receiver: HttpsReceiver;
 let base: OutboundClientOptions;

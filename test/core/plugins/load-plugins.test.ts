@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPlugins, PluginLoadError } from '../../../core/plugins/load-plugins.ts';
-import { createTestApp } from '../../_helpers/test-app.ts';
+import { createTestApp } from '../../_helpers/harness/test-app.ts';
 
 const FIXTURE = fileURLToPath(new URL('../../fixtures/third-party-scanner', import.meta.url));
 

@@ -9,7 +9,7 @@ import { MemoryStore } from '../../../core/rate-limit/memory-store.ts';
 import { retryAfterSeconds } from '../../../core/rate-limit/rate-limit-headers.ts';
 import { RedisStore } from '../../../core/rate-limit/redis-store.ts';
 import type { BucketPolicy } from '../../../core/rate-limit/token-bucket.ts';
-import { serviceAvailable } from '../../_helpers/local-service.ts';
+import { serviceAvailable } from '../../_helpers/harness/local-service.ts';
 
 // The real Redis of the test machine (CI: 127.0.0.1:6379); every test uses its own key prefix.
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

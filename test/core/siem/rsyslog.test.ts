@@ -1,9 +1,9 @@
 import test from 'ava';
-import type { StoredEventKind } from '../../../core/events/event-kinds.ts';
-import { parseCef } from '../../_helpers/cef-parser.ts';
-import { sharedTestCertificates } from '../../_helpers/certs.ts';
-import { findRsyslogd, startRsyslog, type RsyslogMessage } from '../../_helpers/rsyslog.ts';
-import { createTestApp } from '../../_helpers/test-app.ts';
+import type { StoredEventKind } from '../../../core/domain/event-kinds.ts';
+import { parseCef } from '../../_helpers/parsers/cef-parser.ts';
+import { sharedTestCertificates } from '../../_helpers/certificates/certs.ts';
+import { findRsyslogd, startRsyslog, type RsyslogMessage } from '../../_helpers/receivers/rsyslog.ts';
+import { createTestApp } from '../../_helpers/harness/test-app.ts';
 
 const bin = findRsyslogd();
 // CI installs rsyslog (.ci/run); there a missing binary must fail, not pass silently.

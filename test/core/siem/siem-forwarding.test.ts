@@ -1,10 +1,10 @@
 import dgram from 'node:dgram';
 import test from 'ava';
-import type { StoredEventKind } from '../../../core/events/event-kinds.ts';
-import { sharedTestCertificates } from '../../_helpers/certs.ts';
-import { parse5424 } from '../../_helpers/syslog-parser.ts';
-import { startSyslogReceiver, type ReceivedFrame, type SyslogReceiver } from '../../_helpers/syslog-receiver.ts';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
+import type { StoredEventKind } from '../../../core/domain/event-kinds.ts';
+import { sharedTestCertificates } from '../../_helpers/certificates/certs.ts';
+import { parse5424 } from '../../_helpers/parsers/syslog-parser.ts';
+import { startSyslogReceiver, type ReceivedFrame, type SyslogReceiver } from '../../_helpers/receivers/syslog-receiver.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 let t0: TestApp;
 

@@ -3,8 +3,8 @@ import test from 'ava';
 import { formatCef } from '../../../core/siem/cef-format.ts';
 import { formatSyslog, truncateUtf8 } from '../../../core/siem/syslog-message.ts';
 import { octetFrame } from '../../../core/siem/syslog-transport.ts';
-import { parseCef } from '../../_helpers/cef-parser.ts';
-import { parse5424 } from '../../_helpers/syslog-parser.ts';
+import { parseCef } from '../../_helpers/parsers/cef-parser.ts';
+import { parse5424 } from '../../_helpers/parsers/syslog-parser.ts';
 
 const vectors = JSON.parse(readFileSync(new URL('../../fixtures/syslog-vectors.json', import.meta.url), 'utf8')) as {
   syslog_rfc5425_frame: { message: string; msg_len_octets: number; frame: string };

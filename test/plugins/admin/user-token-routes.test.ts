@@ -1,5 +1,5 @@
 import test from 'ava';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 let t0: TestApp;
 let tenantId: string;

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import test from 'ava';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 let t0: TestApp;
 const MAX_ROWS = 5000;

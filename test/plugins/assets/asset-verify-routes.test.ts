@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { startDnsTestServer, type DnsTestServer } from '../../_helpers/dns-test-server.ts';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
+import { startDnsTestServer, type DnsTestServer } from '../../_helpers/targets/dns-test-server.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 let t0: TestApp;
 let dns: DnsTestServer;

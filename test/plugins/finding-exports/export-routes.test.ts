@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { parse } from 'csv-parse/sync';
 import { PDFParse } from 'pdf-parse';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 // Small thresholds so every path is reachable with a handful of findings.
 const SYNC_MAX = 5;

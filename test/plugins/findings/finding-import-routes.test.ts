@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 let t0: TestApp;
 test.before(async () => {

@@ -5,10 +5,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sharedTestCertificates } from '../../_helpers/certs.ts';
-import { startHttpsReceiver, type HttpsReceiver } from '../../_helpers/https-receiver.ts';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
-import { createAsset, ENGINE_SCANNER, waitForScan } from '../../_helpers/scan-helpers.ts';
+import { sharedTestCertificates } from '../../_helpers/certificates/certs.ts';
+import { startHttpsReceiver, type HttpsReceiver } from '../../_helpers/receivers/https-receiver.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
+import { createAsset, ENGINE_SCANNER, waitForScan } from '../../_helpers/harness/scan-helpers.ts';
 
 const FIXTURE = fileURLToPath(new URL('../../fixtures/third-party-scanner', import.meta.url));
 let t0: TestApp;

@@ -1,6 +1,6 @@
 import test from 'ava';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
-import { createAsset, engineOnly, eventsOf, waitForScan } from '../../_helpers/scan-helpers.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
+import { createAsset, engineOnly, eventsOf, waitForScan } from '../../_helpers/harness/scan-helpers.ts';
 
 let t0: TestApp;
 

@@ -1,7 +1,7 @@
 import test from 'ava';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
-import { createAsset, engineOnly, waitForScan } from '../../_helpers/scan-helpers.ts';
-import { ScanScheduler } from '../../../core/services/scan-scheduler.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
+import { createAsset, engineOnly, waitForScan } from '../../_helpers/harness/scan-helpers.ts';
+import { ScanScheduler } from '../../../core/scans/scan-scheduler.ts';
 
 let t0: TestApp;
 test.before(async () => {

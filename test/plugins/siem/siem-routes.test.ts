@@ -1,6 +1,6 @@
 import test from 'ava';
-import { sharedTestCertificates } from '../../_helpers/certs.ts';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
+import { sharedTestCertificates } from '../../_helpers/certificates/certs.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 let t0: TestApp;
 

@@ -1,8 +1,8 @@
 import test from 'ava';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
-import { openSse, type SseMessage } from '../../_helpers/sse-client.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
+import { openSse, type SseMessage } from '../../_helpers/receivers/sse-client.ts';
 import { eventRepository } from '../../../core/events/event-repository.ts';
-import type { StoredEventKind } from '../../../core/events/event-kinds.ts';
+import type { StoredEventKind } from '../../../core/domain/event-kinds.ts';
 
 let t0: TestApp;
 let base: string;

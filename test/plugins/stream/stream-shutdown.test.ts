@@ -1,6 +1,6 @@
 import test from 'ava';
-import { createTestApp } from '../../_helpers/test-app.ts';
-import { openSse } from '../../_helpers/sse-client.ts';
+import { createTestApp } from '../../_helpers/harness/test-app.ts';
+import { openSse } from '../../_helpers/receivers/sse-client.ts';
 
 test('open streams end cleanly when the app stops', async (t) => {
   const t0 = await createTestApp({ server: { shutdownTimeoutMs: 30000 } });

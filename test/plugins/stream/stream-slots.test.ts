@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import test from 'ava';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
-import { openSse, type SseClient } from '../../_helpers/sse-client.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
+import { openSse, type SseClient } from '../../_helpers/receivers/sse-client.ts';
 
 let t0: TestApp;
 let base: string;

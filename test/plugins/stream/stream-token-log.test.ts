@@ -3,9 +3,9 @@ import test from 'ava';
 import { loadConfig } from '../../../config/load-config.ts';
 import { createApp } from '../../../core/app.ts';
 import { createLogger } from '../../../core/logger.ts';
-import { TENANT_SCOPES } from '../../../core/services/scopes.ts';
-import { openSse } from '../../_helpers/sse-client.ts';
-import { createTestDatabase } from '../../_helpers/test-db.ts';
+import { TENANT_SCOPES } from '../../../core/domain/scopes.ts';
+import { openSse } from '../../_helpers/receivers/sse-client.ts';
+import { createTestDatabase } from '../../_helpers/harness/test-db.ts';
 
 test('a ?token= on the stream never reaches the logs', async (t) => {
   const lines: string[] = [];

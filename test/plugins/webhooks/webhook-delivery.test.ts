@@ -1,9 +1,9 @@
 import test from 'ava';
-import { sharedTestCertificates } from '../../_helpers/certs.ts';
-import { eventually } from '../../_helpers/eventually.ts';
-import { startHttpsReceiver, type HttpsReceiver } from '../../_helpers/https-receiver.ts';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
-import { verifyHexSignature, verifyStandardWebhook } from '../../_helpers/webhook-verify.ts';
+import { sharedTestCertificates } from '../../_helpers/certificates/certs.ts';
+import { eventually } from '../../_helpers/harness/eventually.ts';
+import { startHttpsReceiver, type HttpsReceiver } from '../../_helpers/receivers/https-receiver.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
+import { verifyHexSignature, verifyStandardWebhook } from '../../_helpers/parsers/webhook-verify.ts';
 
 const SCHEDULE = [0.2, 0.3, 0.4];
 let t0: TestApp;

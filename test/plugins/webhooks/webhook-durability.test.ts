@@ -1,10 +1,10 @@
 import test from 'ava';
 import { createApp, type App } from '../../../core/app.ts';
-import { WebhookDeliveryWorker } from '../../../core/services/webhook-delivery-worker.ts';
-import { sharedTestCertificates } from '../../_helpers/certs.ts';
-import { eventually } from '../../_helpers/eventually.ts';
-import { startHttpsReceiver, type HttpsReceiver } from '../../_helpers/https-receiver.ts';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
+import { WebhookDeliveryWorker } from '../../../core/webhooks/webhook-delivery-worker.ts';
+import { sharedTestCertificates } from '../../_helpers/certificates/certs.ts';
+import { eventually } from '../../_helpers/harness/eventually.ts';
+import { startHttpsReceiver, type HttpsReceiver } from '../../_helpers/receivers/https-receiver.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 // Long enough that the restart below happens between attempt 1 and attempt 2.
 const SCHEDULE = [1.5, 1.5, 1.5];

@@ -1,7 +1,7 @@
 import test from 'ava';
-import { sharedTestCertificates } from '../../_helpers/certs.ts';
-import { startHttpsReceiver, type HttpsReceiver } from '../../_helpers/https-receiver.ts';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
+import { sharedTestCertificates } from '../../_helpers/certificates/certs.ts';
+import { startHttpsReceiver, type HttpsReceiver } from '../../_helpers/receivers/https-receiver.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 let t0: TestApp;
 let receiver: HttpsReceiver;

@@ -1,14 +1,14 @@
 import test from 'ava';
 import type { ScannerCheck } from '../../../core/plugin-api.ts';
-import { runCheck } from '../../../core/scan/run-check.ts';
+import { runCheck } from '../../../core/scans/run-check.ts';
 import { apiDocuments } from '../../../scanners/api_discovery/checks/api-documents.ts';
 import { graphqlIntrospection } from '../../../scanners/api_discovery/checks/graphql-introspection.ts';
 import { unauthenticatedEndpoints } from '../../../scanners/api_discovery/checks/unauthenticated-endpoints.ts';
 import { verboseErrors } from '../../../scanners/api_discovery/checks/verbose-errors.ts';
-import { leakyApi, tidyApi } from '../../_helpers/api-sites.ts';
-import { startHttpTarget, type HttpTarget } from '../../_helpers/http-target.ts';
-import { urlTarget } from '../../_helpers/scan-target.ts';
-import { goodSite } from '../../_helpers/web-sites.ts';
+import { leakyApi, tidyApi } from '../../_helpers/targets/api-sites.ts';
+import { startHttpTarget, type HttpTarget } from '../../_helpers/targets/http-target.ts';
+import { urlTarget } from '../../_helpers/targets/scan-target.ts';
+import { goodSite } from '../../_helpers/targets/web-sites.ts';
 
 let leaky: HttpTarget;
 let tidy: HttpTarget;

@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { Answer } from 'dns-packet';
 import type { ScannerCheck } from '../../../core/plugin-api.ts';
-import { runCheck } from '../../../core/scan/run-check.ts';
+import { runCheck } from '../../../core/scans/run-check.ts';
 import { caa } from '../../../scanners/dns/checks/caa.ts';
 import { danglingCname } from '../../../scanners/dns/checks/dangling-cname.ts';
 import { dmarc } from '../../../scanners/dns/checks/dmarc.ts';
@@ -10,8 +10,8 @@ import { spf } from '../../../scanners/dns/checks/spf.ts';
 import { subdomains } from '../../../scanners/dns/checks/subdomains.ts';
 import { wildcard } from '../../../scanners/dns/checks/wildcard.ts';
 import { zoneTransferCheck } from '../../../scanners/dns/checks/zone-transfer.ts';
-import { startDnsServer, type TestDnsServer } from '../../_helpers/dns-server.ts';
-import { domainTarget } from '../../_helpers/scan-target.ts';
+import { startDnsServer, type TestDnsServer } from '../../_helpers/targets/dns-server.ts';
+import { domainTarget } from '../../_helpers/targets/scan-target.ts';
 
 const a = (name: string, data: string): Answer => ({ type: 'A', name, ttl: 60, data });
 const txt = (name: string, data: string): Answer => ({ type: 'TXT', name, ttl: 60, data });

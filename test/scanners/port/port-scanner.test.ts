@@ -4,9 +4,9 @@ import plugin from '../../../scanners/port/index.ts';
 import { parsePorts } from '../../../scanners/port/port-list.ts';
 import { classifyGreeting, probeService } from '../../../scanners/port/service-probes.ts';
 import { scanPorts, SocketExhaustedError, tcpConnect } from '../../../scanners/port/tcp-connect.ts';
-import { runCheck } from '../../../core/scan/run-check.ts';
+import { runCheck } from '../../../core/scans/run-check.ts';
 import type { ScanTarget } from '../../../core/plugin-api.ts';
-import { serviceAvailable } from '../../_helpers/local-service.ts';
+import { serviceAvailable } from '../../_helpers/harness/local-service.ts';
 
 // Ava needs every test declared before the first await ends: ask first. One test needs this
 // machine's own Redis and MariaDB on their standard ports (CI has both).

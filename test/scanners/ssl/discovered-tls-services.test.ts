@@ -3,10 +3,10 @@ import { createServer as createTlsServer, type Server as TlsServer } from 'node:
 import type { AddressInfo } from 'node:net';
 import type { ScanTarget } from '../../../core/plugin-api.ts';
 import { anyTls, httpsOnly, tlsTargets } from '../../../scanners/ssl/across-tls-services.ts';
-import { createTestApp, type TestApp } from '../../_helpers/test-app.ts';
-import { createAsset, waitForScan } from '../../_helpers/scan-helpers.ts';
-import { startTlsTarget, type TlsTarget } from '../../_helpers/tls-target.ts';
-import { createRsaTestCa } from '../../_helpers/weak-certs.ts';
+import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
+import { createAsset, waitForScan } from '../../_helpers/harness/scan-helpers.ts';
+import { startTlsTarget, type TlsTarget } from '../../_helpers/targets/tls-target.ts';
+import { createRsaTestCa } from '../../_helpers/certificates/weak-certs.ts';
 
 const ip: ScanTarget = { assetId: 'ast_1', assetType: 'ip', name: '127.0.0.1', host: '127.0.0.1' };
 const services = [

@@ -1,12 +1,12 @@
 import test from 'ava';
-import { runCheck } from '../../../core/scan/run-check.ts';
+import { runCheck } from '../../../core/scans/run-check.ts';
 import { protocolVersions } from '../../../scanners/ssl/checks/protocol-versions.ts';
 import { SSL2_CIPHER_KINDS } from '../../../scanners/ssl/raw/client-hello.ts';
-import { startGnutlsTarget, withGnutls } from '../../_helpers/gnutls-target.ts';
-import { urlTarget } from '../../_helpers/scan-target.ts';
-import { startScriptedServerHello } from '../../_helpers/scripted-server-hello.ts';
-import { startTlsTarget } from '../../_helpers/tls-target.ts';
-import { createRsaTestCa, type IssuedPem } from '../../_helpers/weak-certs.ts';
+import { startGnutlsTarget, withGnutls } from '../../_helpers/targets/gnutls-target.ts';
+import { urlTarget } from '../../_helpers/targets/scan-target.ts';
+import { startScriptedServerHello } from '../../_helpers/targets/scripted-server-hello.ts';
+import { startTlsTarget } from '../../_helpers/targets/tls-target.ts';
+import { createRsaTestCa, type IssuedPem } from '../../_helpers/certificates/weak-certs.ts';
 
 let leaf: IssuedPem;
 const closers: Array<{ close(): Promise<void> }> = [];

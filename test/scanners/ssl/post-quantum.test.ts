@@ -1,10 +1,10 @@
 import test from 'ava';
-import { runCheck } from '../../../core/scan/run-check.ts';
+import { runCheck } from '../../../core/scans/run-check.ts';
 import { keyExchange } from '../../../scanners/ssl/checks/key-exchange.ts';
-import { pqNodeOpenssl, pqNodePath, PQ_NODE_VERSION, startPqTlsServer } from '../../_helpers/pq-tls-server.ts';
-import { urlTarget } from '../../_helpers/scan-target.ts';
-import { startTlsTarget } from '../../_helpers/tls-target.ts';
-import { createRsaTestCa, type IssuedPem } from '../../_helpers/weak-certs.ts';
+import { pqNodeOpenssl, pqNodePath, PQ_NODE_VERSION, startPqTlsServer } from '../../_helpers/targets/pq-tls-server.ts';
+import { urlTarget } from '../../_helpers/targets/scan-target.ts';
+import { startTlsTarget } from '../../_helpers/targets/tls-target.ts';
+import { createRsaTestCa, type IssuedPem } from '../../_helpers/certificates/weak-certs.ts';
 
 let leaf: IssuedPem;
 const closers: Array<{ close(): Promise<void> }> = [];

@@ -1,14 +1,14 @@
 import test from 'ava';
 import { getDiffieHellman } from 'node:crypto';
-import { runCheck } from '../../../core/scan/run-check.ts';
+import { runCheck } from '../../../core/scans/run-check.ts';
 import { hsts } from '../../../scanners/ssl/checks/hsts.ts';
 import { keyExchange } from '../../../scanners/ssl/checks/key-exchange.ts';
 import { protocolVersions } from '../../../scanners/ssl/checks/protocol-versions.ts';
 import { tls10Cbc } from '../../../scanners/ssl/checks/tls10-cbc.ts';
 import { weakCiphers } from '../../../scanners/ssl/checks/weak-ciphers.ts';
-import { urlTarget } from '../../_helpers/scan-target.ts';
-import { startTlsTarget, type TlsTarget } from '../../_helpers/tls-target.ts';
-import { createRsaTestCa, type IssuedPem } from '../../_helpers/weak-certs.ts';
+import { urlTarget } from '../../_helpers/targets/scan-target.ts';
+import { startTlsTarget, type TlsTarget } from '../../_helpers/targets/tls-target.ts';
+import { createRsaTestCa, type IssuedPem } from '../../_helpers/certificates/weak-certs.ts';
 
 let leaf: IssuedPem;
 const servers: TlsTarget[] = [];

@@ -6,9 +6,9 @@ import { buildClientHello } from '../../../scanners/ssl/raw/client-hello.ts';
 import { acceptedSuites, acceptsVersion, rawProbe } from '../../../scanners/ssl/raw/raw-probe.ts';
 import { SSL2, SSL3, TLS10, TLS12, TLS13 } from '../../../scanners/ssl/raw/tls-names.ts';
 import { ServerFlightParser, type ServerFlight } from '../../../scanners/ssl/raw/server-flight.ts';
-import { startScriptedServerHello, type ScriptedServer } from '../../_helpers/scripted-server-hello.ts';
-import { startTlsTarget, type TlsTarget } from '../../_helpers/tls-target.ts';
-import { createRsaTestCa, type IssuedPem } from '../../_helpers/weak-certs.ts';
+import { startScriptedServerHello, type ScriptedServer } from '../../_helpers/targets/scripted-server-hello.ts';
+import { startTlsTarget, type TlsTarget } from '../../_helpers/targets/tls-target.ts';
+import { createRsaTestCa, type IssuedPem } from '../../_helpers/certificates/weak-certs.ts';
 
 const HRR_RANDOM = Buffer.from('cf21ad74e59a6111be1d8c021e65b891c2a211167abb8c5e079e09e2c8a8339c', 'hex');
 const u16 = (n: number) => Buffer.from([n >> 8, n & 0xff]);

@@ -1,12 +1,12 @@
 import test from 'ava';
-import { runCheck } from '../../../core/scan/run-check.ts';
+import { runCheck } from '../../../core/scans/run-check.ts';
 import type { ScanTarget } from '../../../core/plugin-api.ts';
 import { weakCiphers } from '../../../scanners/ssl/checks/weak-ciphers.ts';
-import { startGnutlsTarget, withGnutls } from '../../_helpers/gnutls-target.ts';
-import { urlTarget } from '../../_helpers/scan-target.ts';
-import { startScriptedServerHello } from '../../_helpers/scripted-server-hello.ts';
-import { startTlsTarget } from '../../_helpers/tls-target.ts';
-import { createRsaTestCa, type IssuedPem } from '../../_helpers/weak-certs.ts';
+import { startGnutlsTarget, withGnutls } from '../../_helpers/targets/gnutls-target.ts';
+import { urlTarget } from '../../_helpers/targets/scan-target.ts';
+import { startScriptedServerHello } from '../../_helpers/targets/scripted-server-hello.ts';
+import { startTlsTarget } from '../../_helpers/targets/tls-target.ts';
+import { createRsaTestCa, type IssuedPem } from '../../_helpers/certificates/weak-certs.ts';
 
 let leaf: IssuedPem;
 const closers: Array<{ close(): Promise<void> }> = [];

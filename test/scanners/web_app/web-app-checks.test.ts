@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { ScannerCheck } from '../../../core/plugin-api.ts';
-import { runCheck } from '../../../core/scan/run-check.ts';
+import { runCheck } from '../../../core/scans/run-check.ts';
 import { cookies } from '../../../scanners/web_app/checks/cookies.ts';
 import { cors } from '../../../scanners/web_app/checks/cors.ts';
 import { directoryListing } from '../../../scanners/web_app/checks/directory-listing.ts';
@@ -10,10 +10,10 @@ import { openRedirect } from '../../../scanners/web_app/checks/open-redirect.ts'
 import { securityHeaders } from '../../../scanners/web_app/checks/security-headers.ts';
 import { traceMethod } from '../../../scanners/web_app/checks/trace-method.ts';
 import { versionDisclosure } from '../../../scanners/web_app/checks/version-disclosure.ts';
-import { sharedTestCertificates } from '../../_helpers/certs.ts';
-import { urlTarget } from '../../_helpers/scan-target.ts';
-import { startTlsTarget, type TlsTarget } from '../../_helpers/tls-target.ts';
-import { badSite, goodSite } from '../../_helpers/web-sites.ts';
+import { sharedTestCertificates } from '../../_helpers/certificates/certs.ts';
+import { urlTarget } from '../../_helpers/targets/scan-target.ts';
+import { startTlsTarget, type TlsTarget } from '../../_helpers/targets/tls-target.ts';
+import { badSite, goodSite } from '../../_helpers/targets/web-sites.ts';
 
 let bad: TlsTarget;
 let good: TlsTarget;

@@ -1,0 +1,16 @@
+import type { Executor } from '../db/create-db.ts';
+import { assetRepository } from './asset-repository.ts';
+import { findingRepository } from '../findings/finding-repository.ts';
+import { findingSummary, riskScore } from '../findings/risk-score.ts';
+
+/**
+ * Recomputes risk_score and finding_summary of these assets from their unresolved
+ * findings. Called in the same transaction as every change to findings, so the
+ * stored values never lag behind them.
+ */
+export async function refreshAssetRisk(db: Executor, assetIds: Iterable<string>, now = Date.now()): Promise<void> {
+  for (const id of new Set(assetIds)) {
+    const groups = await findingRepository.openGroups(db, id);
+    await assetRepository.setRisk(db, id, findingSummary(groups), riskScore(groups), now);
+  }
+}

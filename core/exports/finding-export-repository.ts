@@ -1,0 +1,115 @@
+import { pipeline, Transform, type Readable } from 'node:stream';
+import type { Knex } from 'knex';
+import { dialectOf, type Db, type Executor } from '../db/create-db.ts';
+import type { Severity } from '../domain/cvss.ts';
+import { SEVERITIES, severityOfRank } from '../findings/risk-score.ts';
+import {
+  FINDING_STATUSES, findingRepository, toFindingRecord, type FindingFilters, type FindingRecord, type FindingRow, type FindingSort, type FindingStatus,
+} from '../findings/finding-repository.ts';
+import { streamRows } from '../db/query-stream.ts';
+
+/** The list query's keys (GET /api/findings) as an export request carries them; page/per_page only when given. */
+export interface ExportFilters extends FindingFilters {
+  sort_by?: FindingSort['sortBy'];
+  sort_order?: FindingSort['sortOrder'];
+  page?: number;
+  per_page?: number;
+}
+
+/** One exported finding: the detail view without notes and status history. */
+export type ExportFinding = FindingRecord;
+
+export interface TrendDay {
+  /** UTC date on which the 24-hour bucket ends. */
+  day: string;
+  new: number;
+  resolved: number;
+}
+
+/** What the PDF's charts show, over the export's filters. */
+export interface ExportSummary {
+  total: number;
+  by_severity: Record<Severity, number>;
+  by_status: Record<FindingStatus, number>;
+  /** 30 rolling 24-hour buckets ending now, oldest first. */
+  trend: TrendDay[];
+  /** Same rules as GET /api/findings/stats' trend.last_30_days, restricted to the filters. */
+  last_30_days: { new: number; resolved: number; net_change: number };
+}
+
+const DAY_MS = 86_400_000;
+
+function filtersOnly(f: ExportFilters): FindingFilters {
+  const { sort_by: _s, sort_order: _o, page: _p, per_page: _pp, ...filters } = f;
+  return filters;
+}
+
+/** Which 24-hour bucket since `since` (0 = oldest) a time column falls in. */
+function dayIndex(db: Executor, column: string, since: number): Knex.Raw {
+  // SQLite's integer division already floors non-negative integers.
+  const floor = dialectOf(db) === 'mysql' ? 'FLOOR' : '';
+  return db.raw(`${floor}((?? - ?) / ?) as d`, [column, since, DAY_MS]);
+}
+
+type Count = { n: number | string };
+
+/**
+ * Reads for finding exports. Filtering, joining, ordering and the row → API mapping
+ * are the findings list's own (core/repositories/finding-repository.ts), so an
+ * export holds exactly what GET /api/findings would list.
+ */
+export const findingExportRepository = {
+  /** How many findings the export will hold (page/per_page applied when given). */
+  async count(db: Executor, tenantId: string, f: ExportFilters): Promise<number> {
+    const row = (await findingRepository.query(db, tenantId, filtersOnly(f)).count({ n: '*' }).first()) as Count | undefined;
+    const total = Number(row?.n ?? 0);
+    if (!f.per_page) return total;
+    return Math.max(0, Math.min(f.per_page, total - ((f.page ?? 1) - 1) * f.per_page));
+  },
+
+  /** Object-mode stream of ExportFinding in the requested order, with flat memory on both engines. */
+  stream(db: Db, tenantId: string, f: ExportFilters): Readable {
+    const sort: FindingSort = { sortBy: f.sort_by ?? 'discovered_at', sortOrder: f.sort_order ?? 'desc' };
+    const q = findingRepository.listQuery(db, tenantId, filtersOnly(f), sort);
+    if (f.per_page) q.limit(f.per_page).offset(((f.page ?? 1) - 1) * f.per_page);
+    const mapper = new Transform({
+      objectMode: true,
+      transform(row: FindingRow, _enc, done) {
+        done(null, toFindingRecord(row));
+      },
+    });
+    return pipeline(streamRows<FindingRow>(db, q), mapper, () => {});
+  },
+
+  /** Counts behind the PDF's charts, over the filtered set (pagination ignored). */
+  async summary(db: Executor, tenantId: string, f: ExportFilters, now: number): Promise<ExportSummary> {
+    const filters = filtersOnly(f);
+    const base = () => findingRepository.query(db, tenantId, filters);
+    const since = now - 30 * DAY_MS;
+    const resolvedMoves = () =>
+      base().join('finding_status_history as h', 'h.finding_id', 'findings.id')
+        .where('h.new_status', 'resolved').whereNotNull('h.old_status').where('h.changed_at', '>=', since);
+    const [grid, newDays, resolvedDays, resolvedTotal] = await Promise.all([
+      // Grouped by rank, not name: the (tenant, status, severity_rank) index covers it.
+      base().groupBy('findings.status', 'findings.severity_rank').select('findings.status as status', 'findings.severity_rank as rank').count({ n: '*' }),
+      base().where('findings.created_at', '>=', since).select(dayIndex(db, 'findings.created_at', since)).count({ n: '*' }).groupBy('d'),
+      resolvedMoves().select(dayIndex(db, 'h.changed_at', since)).countDistinct({ n: 'findings.id' }).groupBy('d'),
+      resolvedMoves().countDistinct({ n: 'findings.id' }).first(),
+    ]) as [Array<{ status: FindingStatus; rank: number } & Count>, Array<{ d: number | string } & Count>, Array<{ d: number | string } & Count>, Count | undefined];
+    const by_severity = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
+    const by_status = Object.fromEntries(FINDING_STATUSES.map((s) => [s, 0])) as Record<FindingStatus, number>;
+    let total = 0;
+    for (const cell of grid) {
+      total += Number(cell.n);
+      by_severity[severityOfRank(Number(cell.rank))] += Number(cell.n);
+      by_status[cell.status] += Number(cell.n);
+    }
+    const trend = Array.from({ length: 30 }, (_, i) => ({ day: new Date(since + (i + 1) * DAY_MS).toISOString().slice(0, 10), new: 0, resolved: 0 }));
+    // A row stamped exactly `now` computes to bucket 30: it belongs to the last one.
+    for (const r of newDays) trend[Math.min(29, Number(r.d))]!.new += Number(r.n);
+    for (const r of resolvedDays) trend[Math.min(29, Number(r.d))]!.resolved += Number(r.n);
+    const created = trend.reduce((sum, d) => sum + d.new, 0);
+    const resolved = Number(resolvedTotal?.n ?? 0);
+    return { total, by_severity, by_status, trend, last_30_days: { new: created, resolved, net_change: created - resolved } };
+  },
+};

@@ -1,0 +1,246 @@
+/**
+ * FOR EXPORTS (and any other reader of findings lists): use
+ *   findingRepository.listQuery(db, tenantId, filters, sort)  -> knex builder, filtered, with
+ *     the asset's name and type (asset_name, asset_type), ordered; add .limit/.offset or .stream()
+ *   toFindingListItem(row) / toFindingRecord(row)              -> API shapes of one row
+ * `filters` are the GET /api/findings query keys (FindingFilters below); parse them
+ * with `findingFilterKeys` from plugins/findings/finding-schemas.ts to validate.
+ */
+import type { Knex } from 'knex';
+import { dialectOf, type Executor } from '../db/create-db.ts';
+import { fromJson, toJson } from '../db/json.ts';
+import type { Severity } from '../domain/cvss.ts';
+import { SEVERITY_RANK, UNRESOLVED_STATUSES, severityOfRank, type OpenFindingGroup } from './risk-score.ts';
+import { toIsoRequired } from '../time.ts';
+import { whereContains } from '../db/like-pattern.ts';
+import type { Page, PageRequest } from '../db/paginate.ts';
+
+export const FINDING_STATUSES = ['open', 'confirmed', 'resolved', 'false_positive', 'accepted_risk'] as const;
+export type FindingStatus = (typeof FINDING_STATUSES)[number];
+
+export interface FindingFilters {
+  severity?: Severity[];
+  status?: FindingStatus;
+  asset_id?: string;
+  scan_id?: string;
+  cvss_min?: number;
+  cvss_max?: number;
+  search?: string;
+}
+
+export interface FindingSort {
+  sortBy: 'severity' | 'cvss' | 'discovered_at' | 'title';
+  sortOrder: 'asc' | 'desc';
+}
+
+export interface Evidence {
+  url?: string;
+  method?: string;
+  parameter?: string;
+  payload?: string;
+  response_indicator?: string;
+}
+
+export interface FindingRow {
+  id: string;
+  tenant_id: string;
+  asset_id: string;
+  asset_name: string;
+  asset_type: string;
+  scan_id: string | null;
+  title: string;
+  description: string;
+  remediation: string;
+  severity: Severity;
+  severity_rank: number;
+  cvss_tenths: number;
+  cvss_vector: string;
+  status: FindingStatus;
+  evidence: string;
+  references: string;
+  tags: string;
+  updated_by: string | null;
+  discovered_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface FindingListItem {
+  id: string;
+  title: string;
+  severity: Severity;
+  cvss: number;
+  status: FindingStatus;
+  asset: { id: string; name: string; type: string };
+  scan_id: string | null;
+  description: string;
+  remediation: string;
+  references: string[];
+  discovered_at: string;
+  updated_at: string;
+}
+
+/** Every stored field of a finding: the detail view without notes and history. */
+export interface FindingRecord extends FindingListItem {
+  cvss_vector: string;
+  evidence: Evidence;
+  tags: string[];
+}
+
+export function toFindingListItem(row: FindingRow): FindingListItem {
+  return {
+    id: row.id,
+    title: row.title,
+    severity: row.severity,
+    cvss: Number(row.cvss_tenths) / 10,
+    status: row.status,
+    asset: { id: row.asset_id, name: row.asset_name, type: row.asset_type },
+    scan_id: row.scan_id,
+    description: row.description,
+    remediation: row.remediation,
+    references: fromJson<string[]>(row.references, []),
+    discovered_at: toIsoRequired(row.discovered_at),
+    updated_at: toIsoRequired(row.updated_at),
+  };
+}
+
+export function toFindingRecord(row: FindingRow): FindingRecord {
+  return { ...toFindingListItem(row), cvss_vector: row.cvss_vector, evidence: fromJson<Evidence>(row.evidence, {}), tags: fromJson<string[]>(row.tags, []) };
+}
+
+export interface NewFinding {
+  id: string;
+  tenantId: string;
+  assetId: string;
+  scanId: string | null;
+  title: string;
+  description: string;
+  remediation: string;
+  severity: Severity;
+  cvss: number;
+  cvssVector: string;
+  status: FindingStatus;
+  evidence: Evidence;
+  references: string[];
+  tags: string[];
+  createdBy: string | null;
+  discoveredAt: number;
+  now: number;
+}
+
+const SORT_COLUMN: Record<FindingSort['sortBy'], string> = {
+  severity: 'findings.severity_rank',
+  cvss: 'findings.cvss_tenths',
+  discovered_at: 'findings.discovered_at',
+  title: 'findings.title',
+};
+
+export const findingRepository = {
+  async insertMany(db: Executor, findings: NewFinding[]): Promise<void> {
+    for (let i = 0; i < findings.length; i += 200) {
+      await db('findings').insert(findings.slice(i, i + 200).map((f) => ({
+        id: f.id, tenant_id: f.tenantId, asset_id: f.assetId, scan_id: f.scanId, title: f.title, description: f.description,
+        remediation: f.remediation, severity: f.severity, severity_rank: SEVERITY_RANK[f.severity], cvss_tenths: Math.round(f.cvss * 10),
+        cvss_vector: f.cvssVector, status: f.status, evidence: toJson(f.evidence), references: toJson(f.references), tags: toJson(f.tags),
+        updated_by: f.createdBy, discovered_at: f.discoveredAt, created_at: f.now, updated_at: f.now,
+      })));
+    }
+  },
+
+  /** The filters of GET /api/findings on the findings table alone (no select, join or order). */
+  query(db: Executor, tenantId: string, f: FindingFilters): Knex.QueryBuilder {
+    const q = db('findings').where('findings.tenant_id', tenantId);
+    if (f.severity?.length) q.whereIn('findings.severity_rank', [...new Set(f.severity.map((s) => SEVERITY_RANK[s]))]);
+    if (f.status) q.where('findings.status', f.status);
+    if (f.asset_id) q.where('findings.asset_id', f.asset_id);
+    if (f.scan_id) q.where('findings.scan_id', f.scan_id);
+    // Scores are stored in tenths: round the bounds inwards so 7.05 means "7.1 and up".
+    if (f.cvss_min !== undefined) q.where('findings.cvss_tenths', '>=', Math.ceil(f.cvss_min * 10 - 1e-9));
+    if (f.cvss_max !== undefined) q.where('findings.cvss_tenths', '<=', Math.floor(f.cvss_max * 10 + 1e-9));
+    if (f.search) whereContains(q, ['findings.title', 'findings.description'], f.search);
+    return q;
+  },
+
+  /**
+   * Selects the row shape of FindingRow: the finding plus its asset's name and type.
+   * Correlated subqueries rather than a join: with a join MariaDB starts from the small
+   * assets table and sorts every matching finding, where the findings index alone can
+   * deliver the first page (or an export) already in order.
+   */
+  withAsset(q: Knex.QueryBuilder): Knex.QueryBuilder {
+    const client = q.client as unknown as { queryBuilder(): Knex.QueryBuilder };
+    const assetColumn = (column: string, alias: string) => client.queryBuilder().from('assets').select(column).whereRaw('?? = ??', ['assets.id', 'findings.asset_id']).as(alias);
+    return q.select('findings.*', assetColumn('name', 'asset_name'), assetColumn('type', 'asset_type'));
+  },
+
+  /**
+   * Orders by the sort key, ties by id. With a selective filter (one asset or scan) on
+   * SQLite, `+column` keeps the planner from walking the tenant-wide sort index and
+   * filtering a million rows: it uses the asset/scan index and sorts the few matches.
+   * (MariaDB keeps index statistics and chooses well by itself.)
+   */
+  ordered(q: Knex.QueryBuilder, sort: FindingSort, unindexedSort = false): Knex.QueryBuilder {
+    const dir = sort.sortOrder === 'asc' ? 'asc' : 'desc';
+    if (unindexedSort) {
+      return q.orderByRaw(`+?? ${dir}, +?? ${dir}`, [SORT_COLUMN[sort.sortBy], 'findings.id']);
+    }
+    return q.orderBy([{ column: SORT_COLUMN[sort.sortBy], order: dir }, { column: 'findings.id', order: dir }]);
+  },
+
+  /** Filtered, joined and ordered: what a list page or an export reads. */
+  listQuery(db: Executor, tenantId: string, filters: FindingFilters, sort: FindingSort): Knex.QueryBuilder {
+    const selective = Boolean(filters.asset_id || filters.scan_id) && dialectOf(db) === 'sqlite';
+    return this.ordered(this.withAsset(this.query(db, tenantId, filters)), sort, selective);
+  },
+
+  async list(db: Executor, tenantId: string, filters: FindingFilters, sort: FindingSort, page: PageRequest): Promise<Page<FindingRow>> {
+    const countRow = (await this.query(db, tenantId, filters).count({ n: '*' }).first()) as { n: number | string } | undefined;
+    const total = Number(countRow?.n ?? 0);
+    const rows = (await this.listQuery(db, tenantId, filters, sort).limit(page.perPage).offset((page.page - 1) * page.perPage)) as FindingRow[];
+    return { total, rows };
+  },
+
+  async findById(db: Executor, tenantId: string, id: string, forUpdate = false): Promise<FindingRow | null> {
+    const q = this.withAsset(db('findings').where({ 'findings.tenant_id': tenantId, 'findings.id': id })).first();
+    // Serialises concurrent status changes on MariaDB; SQLite has a single writer anyway.
+    if (forUpdate && dialectOf(db) === 'mysql') q.forUpdate('findings');
+    return ((await q) as FindingRow | undefined) ?? null;
+  },
+
+  async findManyByIds(db: Executor, tenantId: string, ids: string[]): Promise<FindingRow[]> {
+    const rows: FindingRow[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      rows.push(...((await this.withAsset(db('findings').where('findings.tenant_id', tenantId).whereIn('findings.id', ids.slice(i, i + 500)))) as FindingRow[]));
+    }
+    return rows;
+  },
+
+  async updateStatus(db: Executor, id: string, status: FindingStatus, updatedBy: string, now: number): Promise<void> {
+    await db('findings').where({ id }).update({ status, updated_by: updatedBy, updated_at: now });
+  },
+
+  async touch(db: Executor, id: string, updatedBy: string, now: number): Promise<void> {
+    await db('findings').where({ id }).update({ updated_by: updatedBy, updated_at: now });
+  },
+
+  /** Unresolved findings of one asset grouped by severity, for its risk score. */
+  async openGroups(db: Executor, assetId: string): Promise<OpenFindingGroup[]> {
+    const rows = (await db('findings')
+      .where({ asset_id: assetId })
+      .whereIn('status', UNRESOLVED_STATUSES)
+      .groupBy('severity_rank')
+      .select('severity_rank', db.raw('count(*) as n'), db.raw('sum(cvss_tenths) as s'))) as Array<{ severity_rank: number; n: number | string; s: number | string | null }>;
+    return rows.map((r) => ({ severity: severityOfRank(Number(r.severity_rank)), count: Number(r.n), cvssSum: Number(r.s ?? 0) / 10 }));
+  },
+
+  /** Counts per (status, severity) for the tenant: one pass over the (tenant, status, severity) index. */
+  async countGrid(db: Executor, tenantId: string): Promise<Array<{ status: FindingStatus; severity: Severity; count: number }>> {
+    const rows = (await db('findings').where({ tenant_id: tenantId }).groupBy('status', 'severity_rank').select('status', 'severity_rank', db.raw('count(*) as n'))) as Array<{ status: FindingStatus; severity_rank: number; n: number | string }>;
+    return rows.map((r) => ({ status: r.status, severity: severityOfRank(Number(r.severity_rank)), count: Number(r.n) }));
+  },
+
+  async countCreatedSince(db: Executor, tenantId: string, since: number): Promise<number> {
+    const row = (await db('findings').where({ tenant_id: tenantId }).where('created_at', '>=', since).count({ n: '*' }).first()) as { n: number | string } | undefined;
+    return Number(row?.n ?? 0);
+  },
+};

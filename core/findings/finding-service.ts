@@ -1,0 +1,144 @@
+import type { Db } from '../db/create-db.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import type { Outbox, UnitOfWork } from '../events/outbox.ts';
+import { newId } from '../ids.ts';
+import { assetRepository } from '../assets/asset-repository.ts';
+import { changeClock } from '../db/change-clock.ts';
+import { findingHistoryRepository, type FindingNote, type StatusChange } from './finding-history-repository.ts';
+import {
+  findingRepository, toFindingListItem, toFindingRecord,
+  type FindingFilters, type FindingListItem, type FindingRecord, type FindingSort, type FindingStatus, type NewFinding,
+} from './finding-repository.ts';
+import type { Page, PageRequest } from '../db/paginate.ts';
+import { toIsoRequired } from '../time.ts';
+import { refreshAssetRisk } from '../assets/asset-risk.ts';
+import { prepareFinding, type FindingInput } from './finding-input.ts';
+
+export interface FindingDetail extends FindingRecord {
+  notes: FindingNote[];
+  status_history: StatusChange[];
+}
+
+export interface StatusUpdate {
+  id: string;
+  status: FindingStatus;
+  updated_at: string;
+  updated_by: string;
+}
+
+/**
+ * Findings: import (single and bulk, without a scan), list, detail and triage. Every
+ * write runs in one outbox transaction with its events, the history, the asset's
+ * recomputed risk and the change clocks.
+ */
+export class FindingService {
+  readonly #db: Db;
+  readonly #outbox: Outbox;
+
+  constructor(db: Db, outbox: Outbox) {
+    this.#db = db;
+    this.#outbox = outbox;
+  }
+
+  async list(tenantId: string, filters: FindingFilters, sort: FindingSort, page: PageRequest): Promise<Page<FindingListItem>> {
+    const result = await findingRepository.list(this.#db, tenantId, filters, sort, page);
+    return { total: result.total, rows: result.rows.map(toFindingListItem) };
+  }
+
+  /** updated_at of the tenant's finding (epoch ms), or null when there is none: for Last-Modified. */
+  async updatedAt(tenantId: string, id: string): Promise<number | null> {
+    const row = await findingRepository.findById(this.#db, tenantId, id);
+    return row ? Number(row.updated_at) : null;
+  }
+
+  async get(tenantId: string, id: string): Promise<FindingDetail> {
+    const row = await findingRepository.findById(this.#db, tenantId, id);
+    if (!row) throw new NotFoundError('Finding');
+    const [notes, history] = await Promise.all([findingHistoryRepository.notes(this.#db, id), findingHistoryRepository.history(this.#db, id)]);
+    return { ...toFindingRecord(row), notes, status_history: history };
+  }
+
+  /** Imports findings atomically: any invalid item (bad vector, unknown asset) rejects all. */
+  async create(tenantId: string, actor: string, inputs: FindingInput[], bulk: boolean): Promise<FindingRecord[]> {
+    const now = Date.now();
+    const findings = inputs.map((input, i) => prepareFinding(input, { id: newId('fnd', now), tenantId, actor, now }, bulk ? `findings.${i}.` : ''));
+    const ids = await this.#outbox.transaction(async (uow) => {
+      await this.insertPrepared(uow, findings, bulk);
+      return findings.map((f) => f.id);
+    });
+    const rows = await findingRepository.findManyByIds(this.#db, tenantId, ids);
+    const byId = new Map(rows.map((r) => [r.id, toFindingRecord(r)]));
+    return ids.map((id) => byId.get(id)!);
+  }
+
+  /**
+   * Inserts prepared findings in the caller's unit of work: history entries, one
+   * finding.new event each, risk of the touched assets, change clocks. The scan
+   * engine can call this with findings of a scan.
+   */
+  async insertPrepared(uow: UnitOfWork, findings: NewFinding[], bulk = true): Promise<void> {
+    if (!findings.length) return;
+    const tenantId = findings[0]!.tenantId;
+    const assets = new Map<string, { id: string; name: string; type: string }>();
+    for (const [i, f] of findings.entries()) {
+      if (!assets.has(f.assetId)) {
+        const asset = await assetRepository.findById(uow.trx, tenantId, f.assetId);
+        if (!asset) {
+          const message = `Asset ${f.assetId} does not exist.`;
+          throw new ValidationError(message, [{ field: bulk ? `findings.${i}.asset_id` : 'asset_id', message }], 'unknown_asset');
+        }
+        assets.set(f.assetId, { id: asset.id, name: asset.name, type: asset.type });
+      }
+    }
+    await findingRepository.insertMany(uow.trx, findings);
+    await findingHistoryRepository.addChanges(uow.trx, findings.map((f) => ({ tenantId, findingId: f.id, oldStatus: null, newStatus: f.status, changedBy: f.createdBy, noteId: null, now: f.now })));
+    await uow.emitMany(findings.map((f) => ({
+      tenantId,
+      kind: 'finding.new' as const,
+      assetId: f.assetId,
+      data: { finding_id: f.id, title: f.title, severity: f.severity, cvss: f.cvss, asset: assets.get(f.assetId), scan_id: f.scanId },
+    })));
+    const now = findings[0]!.now;
+    await refreshAssetRisk(uow.trx, assets.keys(), now);
+    await changeClock.markChanged(uow.trx, tenantId, 'findings', now);
+    await changeClock.markChanged(uow.trx, tenantId, 'assets', now);
+  }
+
+  /**
+   * Any status to any status. A move records who and when in the history and emits
+   * finding.status_changed; the note, if any, is appended to `notes` and linked from the
+   * history entry. Setting the current status again only adds the note (no history
+   * entry, no event).
+   */
+  async setStatus(tenantId: string, id: string, actor: string, status: FindingStatus, note?: string): Promise<StatusUpdate> {
+    return this.#outbox.transaction(async ({ trx, emit }) => {
+      const finding = await findingRepository.findById(trx, tenantId, id, true);
+      if (!finding) throw new NotFoundError('Finding');
+      const now = Date.now();
+      const noteId = note ? newId('note', now) : null;
+      if (noteId) await findingHistoryRepository.addNote(trx, { id: noteId, tenantId, findingId: id, author: actor, text: note!, now });
+      if (finding.status !== status) {
+        await findingRepository.updateStatus(trx, id, status, actor, now);
+        await findingHistoryRepository.addChanges(trx, [{ tenantId, findingId: id, oldStatus: finding.status, newStatus: status, changedBy: actor, noteId, now }]);
+        await emit({
+          tenantId,
+          kind: 'finding.status_changed',
+          assetId: finding.asset_id,
+          data: { finding_id: id, old_status: finding.status, new_status: status, asset_id: finding.asset_id, updated_by: actor },
+        });
+        await refreshAssetRisk(trx, [finding.asset_id], now);
+        await changeClock.markChanged(trx, tenantId, 'assets', now);
+      } else if (noteId) {
+        await findingRepository.touch(trx, id, actor, now);
+      }
+      const changed = finding.status !== status || noteId !== null;
+      if (changed) await changeClock.markChanged(trx, tenantId, 'findings', now);
+      return {
+        id,
+        status,
+        updated_at: toIsoRequired(changed ? now : finding.updated_at),
+        updated_by: changed ? actor : (finding.updated_by ?? actor),
+      };
+    });
+  }
+}

@@ -1,0 +1,116 @@
+import type { Plugin, Request, ResponseObject } from '@hapi/hapi';
+import type { Boom } from '@hapi/boom';
+import { rateLimitHeaders, streamSlotHeaders } from './rate-limit-headers.ts';
+import type { Payer } from './rate-limit-policies.ts';
+import { BucketsExhaustedError, StreamSlotsExhaustedError, type RateLimiter } from './rate-limiter.ts';
+import type { BucketView } from './token-bucket.ts';
+import type { Caller } from '../http/auth-scheme.ts';
+import { mayBeNotModified } from '../http/conditional-get.ts';
+import { routeRateLimit, type EndpointRateLimit } from './rate-limit-settings.ts';
+
+interface RequestRate {
+  /** A conditional GET: charged in onPreHandler unless it ends in 304 first. */
+  deferred: boolean;
+  views: BucketView[] | null;
+  denied: boolean;
+}
+
+const states = new WeakMap<Request, RequestRate>();
+
+function payerOf(request: Request): Payer {
+  const caller = request.auth?.credentials as Partial<Caller> | null | undefined;
+  if (caller?.tenantId && caller.tier) return { tenantId: caller.tenantId, tier: caller.tier };
+  return { address: request.info.remoteAddress };
+}
+
+function endpointOf(request: Request): EndpointRateLimit | undefined {
+  return routeRateLimit(request.route) || undefined;
+}
+
+/** The account an unauthenticated request names (login: the email), when the route keys by it. */
+function accountOf(request: Request, payer: Payer, limit: EndpointRateLimit | undefined): string | undefined {
+  if (!limit?.accountField || 'tenantId' in payer) return undefined;
+  const value = (request.payload as Record<string, unknown> | null | undefined)?.[limit.accountField];
+  return typeof value === 'string' && value.length <= 320 ? value : undefined;
+}
+
+/**
+ * The rate limiter at the HTTP edge. Every request except `rateLimit: false` routes pays
+ * one token after authentication (tenant tier bucket, or the client-address bucket
+ * without a token) plus one from the route's own bucket, before validation and the
+ * handler; an empty bucket answers 429. A conditional GET waits until the conditional
+ * plugin has answered 304 (free) or not (charged then). Responses that never reached a
+ * charge (401, 403, 404, 304) show the buckets' current state without taking from them.
+ * Headers go on every response, errors included (set before the error edge rebuilds it).
+ */
+export function rateLimitPlugin(limiter: RateLimiter): Plugin<void> {
+  return {
+    name: 'rampart-rate-limit',
+    register(server) {
+      if (!limiter.enabled) return;
+
+      const charge = async (request: Request, state: RequestRate) => {
+        const payer = payerOf(request);
+        const limit = endpointOf(request);
+        try {
+          state.views = (await limiter.charge(payer, limit, accountOf(request, payer, limit))).views;
+        } catch (err) {
+          if (err instanceof BucketsExhaustedError) Object.assign(state, { views: err.views, denied: true });
+          throw err;
+        }
+      };
+
+      server.ext('onPostAuth', async (request, h) => {
+        if (routeRateLimit(request.route) === false) return h.continue;
+        const state: RequestRate = { deferred: mayBeNotModified(request), views: null, denied: false };
+        states.set(request, state);
+        if (!state.deferred) await charge(request, state);
+        return h.continue;
+      });
+
+      server.ext(
+        'onPreHandler',
+        async (request, h) => {
+          const state = states.get(request);
+          if (state?.deferred) {
+            state.deferred = false;
+            await charge(request, state);
+          }
+          return h.continue;
+        },
+        { after: ['rampart-conditional-get'] },
+      );
+
+      server.ext(
+        'onPreResponse',
+        async (request, h) => {
+          const response = request.response as ResponseObject | Boom | null;
+          if (!response || routeRateLimit(request.route) === false) return h.continue;
+          let headers: Record<string, string>;
+          if (response instanceof StreamSlotsExhaustedError) {
+            headers = streamSlotHeaders(response.limit, response.inUse, Number(response.extra.retry_after), Date.now());
+          } else {
+            const state = states.get(request);
+            let views = state?.views ?? null;
+            if (!views) {
+              const payer = payerOf(request);
+              const limit = endpointOf(request);
+              views = await limiter.peek(payer, limit, accountOf(request, payer, limit)).then(
+                (outcome) => outcome.views,
+                () => null,
+              );
+            }
+            if (!views) return h.continue;
+            headers = rateLimitHeaders(views, state?.denied ?? false);
+          }
+          for (const [name, value] of Object.entries(headers)) {
+            if ('isBoom' in response && response.isBoom) response.output.headers[name] = value;
+            else (response as ResponseObject).header(name, value);
+          }
+          return h.continue;
+        },
+        { before: ['rampart-error-response'] },
+      );
+    },
+  };
+}

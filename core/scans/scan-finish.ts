@@ -1,0 +1,53 @@
+import type { Db } from '../db/create-db.ts';
+import { toJson } from '../db/json.ts';
+import type { Outbox } from '../events/outbox.ts';
+import { assetRepository } from '../assets/asset-repository.ts';
+import { changeClock } from '../db/change-clock.ts';
+import { scanFindingRepository } from './scan-finding-repository.ts';
+import { scanRepository, type ScanRow } from './scan-repository.ts';
+import { toIso } from '../time.ts';
+import { retryOnDeadlock } from '../db/retry-deadlock.ts';
+import { durationSeconds } from './scan-views.ts';
+
+/**
+ * running -> completed | failed, once, by the worker holding the lease: the scan row,
+ * scan.completed (finding_count, duration, asset_id, status) or scan.failed (error),
+ * the asset's last_scan, and the callback delivery row, all in one transaction.
+ */
+export async function finishScan(deps: { db: Db; outbox: Outbox }, row: ScanRow, token: string, status: 'completed' | 'failed', error: string | null): Promise<boolean> {
+  const now = Date.now();
+  return retryOnDeadlock(() => deps.outbox.transaction(async ({ trx, emit }) => {
+    const { summary, total } = await scanFindingRepository.summary(trx, row.id);
+    const changes: Record<string, unknown> = {
+      status, error, active_asset_id: null, completed_at: now, updated_at: now, locked_until: 0,
+      current_phase: status, eta_seconds: 0, finding_summary: toJson(summary), finding_count: total,
+    };
+    if (status === 'completed') changes.progress = 100;
+    if (!(await scanRepository.updateRunning(trx, row.id, token, changes))) return false;
+    const fresh = (await trx('scans').where({ id: row.id }).first()) as ScanRow;
+    const duration = durationSeconds(fresh) ?? 0;
+    if (status === 'completed') {
+      await emit({ tenantId: row.tenant_id, kind: 'scan.completed', assetId: row.asset_id, data: { scan_id: row.id, asset_id: row.asset_id, status, finding_count: total, duration } });
+    } else {
+      await emit({ tenantId: row.tenant_id, kind: 'scan.failed', assetId: row.asset_id, data: { scan_id: row.id, asset_id: row.asset_id, error } });
+    }
+    await assetRepository.update(trx, row.tenant_id, row.asset_id, { last_scan: now, updated_at: now });
+    if (fresh.callback_url) {
+      const payload = {
+        event: status === 'completed' ? 'scan.completed' : 'scan.failed',
+        timestamp: new Date(now).toISOString(),
+        data: {
+          scan_id: row.id, asset_id: row.asset_id, scan_type: row.scan_type, status, error, finding_count: total, finding_summary: summary,
+          started_at: toIso(fresh.started_at), completed_at: toIso(now), duration_seconds: duration,
+        },
+      };
+      await trx('scan_callbacks').insert({
+        scan_id: row.id, tenant_id: row.tenant_id, url: fresh.callback_url, secret_sealed: fresh.callback_secret_sealed, payload: toJson(payload),
+        status: 'pending', attempts: 0, next_attempt_at: now, locked_until: 0, created_at: now, updated_at: now,
+      });
+    }
+    await changeClock.markChanged(trx, row.tenant_id, 'scans', now);
+    await changeClock.markChanged(trx, row.tenant_id, 'assets', now);
+    return true;
+  }));
+}

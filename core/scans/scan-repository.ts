@@ -1,0 +1,150 @@
+import type { Knex } from 'knex';
+import { dialectOf, type Executor } from '../db/create-db.ts';
+import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
+
+export const SCAN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+export type ScanStatus = (typeof SCAN_STATUSES)[number];
+export const SCAN_PRIORITIES = ['low', 'normal', 'high'] as const;
+export type ScanPriority = (typeof SCAN_PRIORITIES)[number];
+export const PRIORITY_RANK: Record<ScanPriority, number> = { low: 0, normal: 1, high: 2 };
+
+export interface ScanRow {
+  id: string;
+  tenant_id: string;
+  asset_id: string;
+  active_asset_id: string | null;
+  scan_type: string;
+  status: ScanStatus;
+  priority: ScanPriority;
+  priority_rank: number;
+  options: string;
+  callback_url: string | null;
+  callback_secret_sealed: string | null;
+  schedule_id: string | null;
+  progress: number;
+  current_phase: string | null;
+  eta_seconds: number | null;
+  estimated_seconds: number | null;
+  checks_total: number;
+  checks_done: number;
+  finding_count: number;
+  finding_summary: string;
+  error: string | null;
+  claims: number;
+  locked_by: string | null;
+  locked_until: number;
+  deadline_at: number | null;
+  progress_emitted_at: number;
+  created_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  updated_at: number;
+  /** Joined from assets in reads that need it. */
+  asset_name?: string;
+}
+
+export interface ScanFilters {
+  status?: ScanStatus;
+  asset_id?: string;
+  scan_type?: string;
+  /** created_at bounds, epoch ms, inclusive. */
+  from?: number;
+  to?: number;
+}
+
+const TERMINAL: ScanStatus[] = ['completed', 'failed', 'cancelled'];
+
+export const scanRepository = {
+  async insert(db: Executor, row: Omit<ScanRow, 'asset_name'>): Promise<void> {
+    await db('scans').insert(row);
+  },
+
+  withAsset(q: Knex.QueryBuilder): Knex.QueryBuilder {
+    return q.join('assets', 'assets.id', 'scans.asset_id').select('scans.*', 'assets.name as asset_name');
+  },
+
+  async findById(db: Executor, tenantId: string, id: string): Promise<ScanRow | null> {
+    return ((await this.withAsset(db('scans').where({ 'scans.tenant_id': tenantId, 'scans.id': id })).first()) as ScanRow | undefined) ?? null;
+  },
+
+  /** Any tenant's scan, for the worker. */
+  async findAny(db: Executor, id: string): Promise<ScanRow | null> {
+    return ((await this.withAsset(db('scans').where({ 'scans.id': id })).first()) as ScanRow | undefined) ?? null;
+  },
+
+  async activeForAsset(db: Executor, assetId: string): Promise<ScanRow | null> {
+    return ((await db('scans').where({ active_asset_id: assetId }).first()) as ScanRow | undefined) ?? null;
+  },
+
+  async list(db: Executor, tenantId: string, f: ScanFilters, page: PageRequest): Promise<Page<ScanRow>> {
+    const q = db('scans').where('scans.tenant_id', tenantId);
+    if (f.status) q.where('scans.status', f.status);
+    if (f.asset_id) q.where('scans.asset_id', f.asset_id);
+    if (f.scan_type) q.where('scans.scan_type', f.scan_type);
+    if (f.from !== undefined) q.where('scans.created_at', '>=', f.from);
+    if (f.to !== undefined) q.where('scans.created_at', '<=', f.to);
+    return paginate<ScanRow>(this.withAsset(q), page, (x) => x.orderBy([{ column: 'scans.created_at', order: 'desc' }, { column: 'scans.id', order: 'desc' }]));
+  },
+
+  /**
+   * Claims one scan for `token`: first a running scan whose lease expired (its worker
+   * died), then the best queued one (priority, then age). MariaDB/MySQL lock the
+   * candidate with FOR UPDATE SKIP LOCKED so concurrent workers take different rows;
+   * SQLite has one writer, so a conditional UPDATE on the chosen id is enough.
+   */
+  async claim(db: Knex, token: string, now: number, leaseMs: number): Promise<ScanRow | null> {
+    const candidates = [
+      (q: Knex.QueryBuilder) => q.where('status', 'running').where('locked_until', '<', now).orderBy([{ column: 'locked_until' }]),
+      (q: Knex.QueryBuilder) => q.where('status', 'queued').orderBy([{ column: 'priority_rank', order: 'desc' }, { column: 'created_at' }, { column: 'id' }]),
+    ];
+    const set = (x: Executor) => ({ status: 'running', locked_by: token, locked_until: now + leaseMs, claims: x.raw('claims + 1'), started_at: x.raw('coalesce(started_at, ?)', [now]), updated_at: now });
+    for (const pick of candidates) {
+      if (dialectOf(db) === 'sqlite') {
+        // One statement: atomic under SQLite's single writer, and it waits on busy_timeout.
+        const n = await db('scans').whereIn('id', pick(db('scans').select('id')).limit(1)).update(set(db));
+        if (n) return this.findAny(db, (await db('scans').where({ locked_by: token }).first('id')).id as string);
+        continue;
+      }
+      const claimed = await db.transaction(async (trx) => {
+        const row = (await pick(trx('scans').select('id')).limit(1).forUpdate().skipLocked().first()) as { id: string } | undefined;
+        if (!row) return null;
+        await trx('scans').where({ id: row.id }).update(set(trx));
+        return row.id;
+      });
+      if (claimed) return this.findAny(db, claimed);
+    }
+    return null;
+  },
+
+  /** Renews the lease; false when the scan is no longer ours to run (cancelled, deleted, taken over). */
+  async renew(db: Executor, id: string, token: string, now: number, leaseMs: number): Promise<boolean> {
+    return (await db('scans').where({ id, locked_by: token, status: 'running' }).update({ locked_until: now + leaseMs })) > 0;
+  },
+
+  async statusOf(db: Executor, id: string): Promise<ScanStatus | null> {
+    const row = (await db('scans').where({ id }).first('status')) as { status: ScanStatus } | undefined;
+    return row?.status ?? null;
+  },
+
+  /** Updates a scan this worker still runs; returns false when it is no longer running under `token`. */
+  async updateRunning(db: Executor, id: string, token: string, changes: Record<string, unknown>): Promise<boolean> {
+    return (await db('scans').where({ id, locked_by: token, status: 'running' }).update(changes)) > 0;
+  },
+
+  async update(db: Executor, id: string, changes: Record<string, unknown>): Promise<void> {
+    await db('scans').where({ id }).update(changes);
+  },
+
+  /** queued|running -> cancelled; false when the scan had already finished. */
+  async cancel(db: Executor, tenantId: string, id: string, now: number): Promise<boolean> {
+    const n = await db('scans')
+      .where({ tenant_id: tenantId, id })
+      .whereIn('status', ['queued', 'running'])
+      .update({ status: 'cancelled', active_asset_id: null, completed_at: now, updated_at: now, current_phase: 'cancelled', eta_seconds: 0 });
+    return n > 0;
+  },
+
+  isTerminal(status: ScanStatus): boolean {
+    return TERMINAL.includes(status);
+  },
+};

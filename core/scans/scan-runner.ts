@@ -1,0 +1,192 @@
+import type { ScanConfig } from '../../config/scan-config.ts';
+import type { Db } from '../db/create-db.ts';
+import { fromJson, toJson } from '../db/json.ts';
+import type { Outbox } from '../events/outbox.ts';
+import type { Logger } from '../logger.ts';
+import type { PluginRegistry } from '../plugins/plugin-registry.ts';
+import { assetRepository } from '../assets/asset-repository.ts';
+import { changeClock } from '../db/change-clock.ts';
+import { scanCheckRepository, type ScanCheckRow } from './scan-check-repository.ts';
+import { scanFindingRepository } from './scan-finding-repository.ts';
+import { scanRepository, type ScanRow } from './scan-repository.ts';
+import type { CheckPool } from './check-pool.ts';
+import type { CheckAttempt } from './run-check.ts';
+import { buildScope, denyList, targetOf, TargetDeniedError, type ScopeSpec } from './scan-scope.ts';
+import type { ScanTarget } from '../plugin-api.ts';
+import type { FindingService } from '../findings/finding-service.ts';
+import { finishScan } from './scan-finish.ts';
+import { progressOf } from './scan-progress.ts';
+import { recordScanFindings } from './scan-findings.ts';
+import { retryOnDeadlock } from '../db/retry-deadlock.ts';
+import { CheckOrder, checkDefinition } from './check-order.ts';
+
+export type StopReason = 'cancelled' | 'timeout' | 'lost' | 'shutdown';
+
+export interface ScanRunnerDeps {
+  db: Db;
+  outbox: Outbox;
+  plugins: PluginRegistry;
+  config: ScanConfig;
+  pool: CheckPool;
+  findings: FindingService;
+  logger: Logger;
+}
+
+/** One claimed scan being run by this process. */
+export interface RunningScan {
+  id: string;
+  /** Stops the scan's checks (cancel, timeout, shutdown…). */
+  stop(reason: StopReason): void;
+  done: Promise<void>;
+}
+
+/**
+ * Runs one scan this worker claimed (lease `token`): builds the scope (deny list),
+ * runs its unfinished checks in the pool with bounded concurrency, records each attempt
+ * with its findings in one transaction, renews the lease and watches for cancel, and
+ * finishes the scan (completed, or failed: timeout, all checks failed, target denied,
+ * worker lost too often).
+ */
+export function runScan(deps: ScanRunnerDeps, row: ScanRow, token: string): RunningScan {
+  const controller = new AbortController();
+  let reason: StopReason | null = null;
+  const stop = (why: StopReason) => {
+    if (reason) return;
+    reason = why;
+    controller.abort(new Error(why));
+  };
+  const done = execute(deps, row, token, controller.signal, stop, () => reason).catch((err: Error) => {
+    deps.logger.error({ scan_id: row.id, err: err.message }, 'scan run failed');
+  });
+  return { id: row.id, stop, done };
+}
+
+async function execute(deps: ScanRunnerDeps, row: ScanRow, token: string, signal: AbortSignal, stop: (r: StopReason) => void, reasonOf: () => StopReason | null): Promise<void> {
+  const { db, config, logger } = deps;
+  if (row.claims > config.worker.maxClaims) {
+    await finishScan(deps, row, token, 'failed', `worker lost: the scan's lease expired ${row.claims - 1} time(s) (worker crashed or stalled); not resumed again`);
+    return;
+  }
+  const asset = await assetRepository.findById(db, row.tenant_id, row.asset_id);
+  if (!asset) return; // deleted with its scans
+  const options = fromJson<Record<string, unknown>>(row.options, {});
+  const now = Date.now();
+  const deadline = row.deadline_at ? Number(row.deadline_at) : Number(row.started_at ?? now) + Number(options.timeout ?? 3600) * 1000;
+  const target = targetOf(asset);
+  let scope: ScopeSpec;
+  try {
+    scope = await buildScope(target, denyList(config));
+  } catch (err) {
+    if (err instanceof TargetDeniedError) return void (await finishScan(deps, row, token, 'failed', `target_denied: ${err.message}`));
+    throw err;
+  }
+  await scanRepository.updateRunning(db, row.id, token, { deadline_at: deadline, current_phase: 'starting', updated_at: now });
+  const checks = await scanCheckRepository.forScan(db, row.id);
+  const averages = await scanCheckRepository.averages(db, checks.map((c) => c.check_id));
+  const heartbeat = setInterval(() => {
+    scanRepository
+      .renew(db, row.id, token, Date.now(), config.worker.leaseMs)
+      .then(async (ok) => {
+        if (ok) return;
+        const status = await scanRepository.statusOf(db, row.id);
+        stop(status === 'cancelled' || status === null ? 'cancelled' : 'lost');
+      })
+      .catch((err: Error) => logger.warn({ scan_id: row.id, err: err.message }, 'lease renewal failed'));
+  }, config.worker.heartbeatMs);
+  const deadlineTimer = setTimeout(() => stop('timeout'), Math.max(0, deadline - Date.now()));
+  try {
+    await runChecks(deps, row, token, checks, averages, { target, scope, options, deadline, signal });
+  } catch (err) {
+    // Unrecoverable (the database kept failing): the scan fails with the reason, never stays running.
+    logger.error({ scan_id: row.id, err: (err as Error).message }, 'scan failed on an internal error');
+    stop('lost');
+    await finishScan(deps, row, token, 'failed', `internal error: ${(err as Error).message}`.slice(0, 500)).catch(() => undefined);
+    return;
+  } finally {
+    clearInterval(heartbeat);
+    clearTimeout(deadlineTimer);
+  }
+  const why = reasonOf();
+  if (why === 'cancelled' || why === 'lost') return;
+  if (why === 'shutdown') {
+    // Hand the scan back: the next worker resumes it at once with the unfinished checks.
+    await db('scans').where({ id: row.id, locked_by: token, status: 'running' }).update({ locked_by: null, locked_until: 0, claims: db.raw('claims - 1') });
+    return;
+  }
+  if (why === 'timeout') return void (await finishScan(deps, row, token, 'failed', 'timeout'));
+  const final = await scanCheckRepository.forScan(db, row.id);
+  const ok = final.filter((c) => c.status === 'completed');
+  if (final.length && !ok.length) {
+    const first = final.find((c) => c.error)?.error ?? 'unknown error';
+    return void (await finishScan(deps, row, token, 'failed', `all ${final.length} checks failed; first error: ${first}`.slice(0, 500)));
+  }
+  await finishScan(deps, row, token, 'completed', null);
+}
+
+interface RunContext {
+  target: ScanTarget;
+  scope: ScopeSpec;
+  options: Record<string, unknown>;
+  deadline: number;
+  signal: AbortSignal;
+}
+
+async function runChecks(deps: ScanRunnerDeps, row: ScanRow, token: string, checks: ScanCheckRow[], averages: Map<string, number>, run: RunContext): Promise<void> {
+  const state = checks.map((c) => ({ ...c }));
+  const order = new CheckOrder(state, (c) => checkDefinition(deps.plugins, c));
+  let recorded: Promise<unknown> = Promise.resolve();
+  const worker = async () => {
+    for (let next = await order.next(run.signal); next && !run.signal.aborted; next = await order.next(run.signal)) {
+      const check = next;
+      const planned = deps.plugins.scanners().find((s) => s.plugin.name === check.plugin);
+      const timeoutMs = Math.max(1, Math.min(deps.config.pool.checkTimeoutMs, run.deadline - Date.now()));
+      const services = order.servicesFor(check);
+      let found: CheckAttempt['services'] = [];
+      try {
+        const attempt: CheckAttempt = planned
+          ? await deps.pool.run(
+              { moduleUrl: planned.moduleUrl, checkId: check.check_id, target: run.target, options: { ...planned.options, ...run.options }, scope: run.scope, timeoutMs, ...(services ? { services } : {}) },
+              { signal: run.signal },
+            )
+          : { checkId: check.check_id, status: 'error', findings: [], logs: [], error: `scanner plugin "${check.plugin}" is not loaded in this worker`, durationMs: 0 };
+        found = attempt.services ?? [];
+        const mine = state.find((c) => c.check_id === check.check_id)!;
+        mine.status = attempt.status;
+        mine.duration_ms = attempt.durationMs;
+        // One scan's attempts are recorded one at a time (they touch the same rows).
+        const record = recorded.then(() => retryOnDeadlock(() => recordAttempt(deps, row, token, attempt, state, averages)));
+        recorded = record.catch(() => undefined);
+        await record;
+      } finally {
+        order.finished(check, found);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(deps.config.pool.checkConcurrency, order.pendingCount) }, worker));
+}
+
+/** One transaction per finished check: its row, its findings (deduplicated), the scan's progress, maybe scan.progress. */
+async function recordAttempt(deps: ScanRunnerDeps, row: ScanRow, token: string, attempt: CheckAttempt, state: ScanCheckRow[], averages: Map<string, number>): Promise<void> {
+  const now = Date.now();
+  const asset = { id: row.asset_id, name: row.asset_name ?? '' };
+  await deps.outbox.transaction(async (uow) => {
+    const { trx } = uow;
+    if ((await scanRepository.statusOf(trx, row.id)) === null) return;
+    const recorded = await recordScanFindings(uow, deps.findings, { tenantId: row.tenant_id, assetId: asset.id, assetName: asset.name, scanId: row.id, checkId: attempt.checkId, now }, attempt.findings);
+    if (recorded.rejected.length) deps.logger.warn({ scan_id: row.id, check: attempt.checkId, rejected: recorded.rejected }, 'check reported findings with invalid CVSS vectors');
+    const error = attempt.error ?? (recorded.rejected.length ? `invalid findings dropped: ${recorded.rejected.join('; ')}` : null);
+    await scanCheckRepository.record(trx, row.id, attempt.checkId, { status: attempt.status, error, durationMs: attempt.durationMs, findingCount: attempt.findings.length, services: attempt.services, now });
+    if (attempt.status === 'completed') await scanCheckRepository.measure(trx, attempt.checkId, attempt.durationMs, now);
+    const { summary, total } = await scanFindingRepository.summary(trx, row.id);
+    await scanRepository.update(trx, row.id, { finding_summary: toJson(summary), finding_count: total, checks_done: await scanCheckRepository.finishedCount(trx, row.id), updated_at: now });
+    const view = progressOf(state, averages, deps.config.pool.checkConcurrency);
+    const current = (await trx('scans').where({ id: row.id }).first('progress_emitted_at')) as { progress_emitted_at: number } | undefined;
+    const emitNow = now - Number(current?.progress_emitted_at ?? 0) >= deps.config.progressIntervalMs;
+    const changes: Record<string, unknown> = { progress: view.progress, current_phase: view.currentPhase, eta_seconds: view.etaSeconds };
+    if (emitNow) changes.progress_emitted_at = now;
+    if (await scanRepository.updateRunning(trx, row.id, token, changes)) {
+      if (emitNow) await uow.emit({ tenantId: row.tenant_id, kind: 'scan.progress', assetId: asset.id, data: { scan_id: row.id, progress: view.progress, phase: view.currentPhase } });
+    }
+    await changeClock.markChanged(trx, row.tenant_id, 'scans', now);
+  });
+}

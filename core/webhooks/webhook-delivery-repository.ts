@@ -1,0 +1,169 @@
+import type { Executor } from '../db/create-db.ts';
+import { dialectOf } from '../db/create-db.ts';
+import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
+
+/**
+ * `pending`: waiting for its first attempt; `retried`: an attempt failed and another is
+ * scheduled (the spec's word); `delivered`: a 2xx arrived; `failed`: attempts exhausted.
+ */
+export type DeliveryStatus = 'pending' | 'retried' | 'delivered' | 'failed';
+export const SENDABLE: DeliveryStatus[] = ['pending', 'retried'];
+
+export interface DeliveryRow {
+  id: string;
+  tenant_id: string;
+  webhook_id: string;
+  event_id: number | string;
+  event_kind: string;
+  payload: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  attempts_left: number;
+  next_attempt_at: number | string | null;
+  locked_by: string | null;
+  locked_until: number | string;
+  last_response_code: number | null;
+  last_duration_ms: number | null;
+  last_error: string | null;
+  last_attempt_at: number | string | null;
+  delivered_at: number | string | null;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+export interface AttemptRow {
+  id: number | string;
+  delivery_id: string;
+  attempt_number: number;
+  outcome: 'success' | 'failure';
+  response_code: number | null;
+  duration_ms: number;
+  error_code: string | null;
+  error_message: string | null;
+  response_body: string | null;
+  attempted_at: number | string;
+}
+
+export interface NewDelivery {
+  id: string;
+  tenantId: string;
+  webhookId: string;
+  eventId: number;
+  eventKind: string;
+  payload: string;
+  attemptsLeft: number;
+  now: number;
+  /** Pre-leased (the test call sends it itself); otherwise any worker may claim it. */
+  lease?: { token: string; until: number };
+}
+
+export interface NewAttempt {
+  tenantId: string;
+  deliveryId: string;
+  attemptNumber: number;
+  outcome: 'success' | 'failure';
+  responseCode: number | null;
+  durationMs: number;
+  errorCode: string | null;
+  errorMessage: string | null;
+  responseBody: string | null;
+  attemptedAt: number;
+}
+
+export const webhookDeliveryRepository = {
+  /** Idempotent per (webhook, event): a batch handled twice creates nothing twice. */
+  async insertMany(db: Executor, deliveries: NewDelivery[]): Promise<void> {
+    const rows = deliveries.map((d) => ({
+      id: d.id, tenant_id: d.tenantId, webhook_id: d.webhookId, event_id: d.eventId, event_kind: d.eventKind, payload: d.payload,
+      status: 'pending', attempt_count: 0, attempts_left: d.attemptsLeft, next_attempt_at: d.now,
+      locked_by: d.lease?.token ?? null, locked_until: d.lease?.until ?? 0,
+      created_at: d.now, updated_at: d.now,
+    }));
+    for (let i = 0; i < rows.length; i += 200) {
+      await db('webhook_deliveries').insert(rows.slice(i, i + 200)).onConflict(['webhook_id', 'event_id']).ignore();
+    }
+  },
+
+  /**
+   * Leases up to `limit` due deliveries of active webhooks to `token` (unique per
+   * claim). MariaDB/MySQL: SELECT … FOR UPDATE SKIP LOCKED, so concurrent workers take
+   * disjoint rows without waiting. SQLite has a single writer: the conditional UPDATE
+   * (`locked_until < now`) is the claim, and rows another process took first are not
+   * updated. Either way only rows now carrying `token` are returned.
+   */
+  async claimDue(db: Executor, token: string, now: number, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
+    const due = (q: Executor) =>
+      q('webhook_deliveries')
+        .select('id')
+        .whereIn('status', SENDABLE)
+        .where('next_attempt_at', '<=', now)
+        .where('locked_until', '<', now)
+        .whereIn('webhook_id', q('webhooks').select('id').where({ active: true }))
+        .orderBy('next_attempt_at', 'asc')
+        .limit(limit);
+    const lease = { locked_by: token, locked_until: now + leaseMs };
+    if (dialectOf(db) === 'mysql') {
+      await db.transaction(async (trx) => {
+        const ids = ((await due(trx).forUpdate().skipLocked()) as Array<{ id: string }>).map((r) => r.id);
+        if (ids.length) await trx('webhook_deliveries').whereIn('id', ids).update(lease);
+      });
+    } else {
+      const ids = ((await due(db)) as Array<{ id: string }>).map((r) => r.id);
+      if (ids.length) await db('webhook_deliveries').whereIn('id', ids).where('locked_until', '<', now).whereIn('status', SENDABLE).update(lease);
+    }
+    return (await db('webhook_deliveries').where({ locked_by: token }).where('locked_until', '>', now)) as DeliveryRow[];
+  },
+
+  async leasedTo(db: Executor, token: string): Promise<DeliveryRow[]> {
+    return (await db('webhook_deliveries').where({ locked_by: token })) as DeliveryRow[];
+  },
+
+  /** Writes the outcome of an attempt if the lease is still ours; false when it was lost. */
+  async finishAttempt(db: Executor, id: string, token: string, changes: Record<string, unknown>): Promise<boolean> {
+    const n = await db('webhook_deliveries').where({ id, locked_by: token }).update({ ...changes, locked_by: null, locked_until: 0 });
+    return n > 0;
+  },
+
+  async insertAttempt(db: Executor, a: NewAttempt): Promise<void> {
+    await db('webhook_attempts').insert({
+      tenant_id: a.tenantId, delivery_id: a.deliveryId, attempt_number: a.attemptNumber, outcome: a.outcome,
+      response_code: a.responseCode, duration_ms: a.durationMs, error_code: a.errorCode, error_message: a.errorMessage,
+      response_body: a.responseBody, attempted_at: a.attemptedAt,
+    });
+  },
+
+  /** Earliest due time among sendable deliveries of active webhooks (for the worker's sleep). */
+  async nextDueAt(db: Executor, now: number): Promise<number | null> {
+    const row = (await db('webhook_deliveries')
+      .whereIn('status', SENDABLE)
+      .where('locked_until', '<', now)
+      .whereIn('webhook_id', db('webhooks').select('id').where({ active: true }))
+      .min({ t: 'next_attempt_at' })
+      .first()) as { t: number | string | null } | undefined;
+    return row?.t === null || row?.t === undefined ? null : Number(row.t);
+  },
+
+  async list(db: Executor, tenantId: string, webhookId: string, page: PageRequest, status?: DeliveryStatus): Promise<Page<DeliveryRow>> {
+    const q = db('webhook_deliveries').where({ tenant_id: tenantId, webhook_id: webhookId });
+    if (status) q.where({ status });
+    return paginate<DeliveryRow>(q, page, (x) => x.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]));
+  },
+
+  async findById(db: Executor, tenantId: string, webhookId: string, id: string): Promise<DeliveryRow | null> {
+    const row = (await db('webhook_deliveries').where({ tenant_id: tenantId, webhook_id: webhookId, id }).first()) as DeliveryRow | undefined;
+    return row ?? null;
+  },
+
+  async attempts(db: Executor, deliveryId: string): Promise<AttemptRow[]> {
+    return (await db('webhook_attempts').where({ delivery_id: deliveryId }).orderBy('attempt_number', 'asc')) as AttemptRow[];
+  },
+
+  /** Puts failed deliveries back in the queue with a fresh round of attempts; returns how many. */
+  async requeueFailed(db: Executor, tenantId: string, webhookId: string, range: { ids?: string[]; from?: number; to?: number }, attemptsLeft: number, now: number): Promise<number> {
+    const q = db('webhook_deliveries').where({ tenant_id: tenantId, webhook_id: webhookId, status: 'failed' });
+    if (range.ids) q.whereIn('id', range.ids);
+    if (range.from !== undefined) q.where('created_at', '>=', range.from);
+    if (range.to !== undefined) q.where('created_at', '<', range.to);
+    return q.update({ status: 'pending', attempts_left: attemptsLeft, next_attempt_at: now, locked_by: null, locked_until: 0, updated_at: now });
+  },
+};
