@@ -4,7 +4,8 @@
  *
  * A plugin is a module whose default export (or `plugin` export) is a plain object
  * built with {@link defineScanner}, {@link defineExecutor} or {@link defineForwarder}.
- * This file imports nothing from Rampart's internals, so a plugin package can depend
+ * This file imports nothing from Rampart's internals but the shared words of
+ * `core/domain/` (a leaf of plain types and constants), so a plugin package can depend
  * on it (types only) without pulling in the server. Plugins may also skip the helpers
  * and export the same plain object; the helpers only add type checking.
  *
@@ -31,11 +32,14 @@ export type Capability = 'net:outbound' | 'exec:process' | 'exec:sandbox' | 'sec
 /** Every capability name, for validation. */
 export const CAPABILITIES: readonly Capability[] = ['net:outbound', 'exec:process', 'exec:sandbox', 'secrets:read'];
 
-/** Finding severities, highest first. */
-export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
-
-/** Asset kinds a scanner can serve. */
-export type AssetType = 'domain' | 'ip' | 'url' | 'network';
+// The shared words come from core/domain (a leaf that imports nothing), so the
+// engine and plugins use the same definitions, never a copy.
+export type { Severity } from './domain/severity.ts';
+export type { AssetType } from './domain/asset-type.ts';
+export type { Evidence } from './domain/evidence.ts';
+import type { Severity } from './domain/severity.ts';
+import type { AssetType } from './domain/asset-type.ts';
+import type { Evidence } from './domain/evidence.ts';
 
 /**
  * Scan types of both spec variants. `full`, `quick` and `custom` are compositions the
@@ -103,17 +107,6 @@ export interface ScanTarget {
   port?: number;
   /** Full URL for URL assets. */
   url?: string;
-}
-
-/** Evidence of what a check observed. Keys of the spec plus free-form details. */
-export interface Evidence {
-  url?: string;
-  method?: string;
-  parameter?: string;
-  payload?: string;
-  /** What in the response showed the problem (header value, banner, record text…). */
-  response_indicator?: string;
-  [key: string]: unknown;
 }
 
 /** A finding as a check reports it. Severity and score are derived from `cvss_vector`. */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { InputError } from '../errors.ts';
 import type { NewAsset } from './asset-repository.ts';
-import { ASSET_TYPES, normaliseAssetName, type AssetType, type NetworkLimits } from './asset-names.ts';
+import { normaliseAssetName, type NetworkLimits } from './asset-names.ts';
+import { ASSET_TYPES, type AssetType } from '../domain/asset-type.ts';
 
 export const MAX_TAGS = 50;
 export const MAX_TAG_LENGTH = 64;

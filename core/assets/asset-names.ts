@@ -2,8 +2,7 @@ import { domainToASCII } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import { InputError } from '../errors.ts';
 
-export const ASSET_TYPES = ['domain', 'ip', 'url', 'network'] as const;
-export type AssetType = (typeof ASSET_TYPES)[number];
+import type { AssetType } from '../domain/asset-type.ts';
 
 export interface NetworkLimits {
   /** The broadest IPv4 network accepted, as a prefix length (16 = at most a /16). */

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { dialectOf, type Executor } from '../db/create-db.ts';
+import { dialectOf, type Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { toIso, toIsoRequired } from '../time.ts';
-import type { AssetType } from './asset-names.ts';
+import type { AssetType } from '../domain/asset-type.ts';
 import type { FindingSummary } from '../findings/risk-score.ts';
 import { whereContains } from '../db/like-pattern.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
@@ -115,7 +115,7 @@ function rowOf(a: NewAsset): Record<string, unknown> {
 
 export const assetRepository = {
   /** Inserts assets and their tag rows; a duplicate name_key raises a unique violation. */
-  async insertMany(db: Executor, assets: NewAsset[]): Promise<void> {
+  async insertMany(db: Queryable, assets: NewAsset[]): Promise<void> {
     if (!assets.length) return;
     // Chunks: knex writes a multi-row insert on SQLite as a compound SELECT (at most 500 terms).
     for (let i = 0; i < assets.length; i += 200) await db('assets').insert(assets.slice(i, i + 200).map(rowOf));
@@ -123,20 +123,20 @@ export const assetRepository = {
     for (let i = 0; i < tags.length; i += 200) await db('asset_tags').insert(tags.slice(i, i + 200));
   },
 
-  async findById(db: Executor, tenantId: string, id: string, forUpdate = false): Promise<AssetRow | null> {
+  async findById(db: Queryable, tenantId: string, id: string, forUpdate = false): Promise<AssetRow | null> {
     const q = db('assets').where({ tenant_id: tenantId, id }).first();
     if (forUpdate && dialectOf(db) === 'mysql') q.forUpdate();
     return ((await q) as AssetRow | undefined) ?? null;
   },
 
   /** Which of these name keys already exist in the tenant. */
-  async existingKeys(db: Executor, tenantId: string, keys: string[]): Promise<Set<string>> {
+  async existingKeys(db: Queryable, tenantId: string, keys: string[]): Promise<Set<string>> {
     if (!keys.length) return new Set();
     const rows = (await db('assets').where({ tenant_id: tenantId }).whereIn('name_key', keys).select('name_key')) as Array<{ name_key: string }>;
     return new Set(rows.map((r) => r.name_key));
   },
 
-  filtered(db: Executor, tenantId: string, f: Omit<AssetFilters, 'sortBy' | 'sortOrder'>): Knex.QueryBuilder {
+  filtered(db: Queryable, tenantId: string, f: Omit<AssetFilters, 'sortBy' | 'sortOrder'>): Knex.QueryBuilder {
     const q = db('assets').where('assets.tenant_id', tenantId);
     if (f.type) q.where('assets.type', f.type);
     if (f.status) q.where('assets.status', f.status);
@@ -147,14 +147,14 @@ export const assetRepository = {
     return q;
   },
 
-  async list(db: Executor, tenantId: string, filters: AssetFilters, page: PageRequest): Promise<Page<AssetRow>> {
+  async list(db: Queryable, tenantId: string, filters: AssetFilters, page: PageRequest): Promise<Page<AssetRow>> {
     const { sortBy, sortOrder } = filters;
     return paginate<AssetRow>(this.filtered(db, tenantId, filters).select('assets.*'), page, (q) =>
       q.orderBy([{ column: `assets.${sortBy}`, order: sortOrder }, { column: 'assets.id', order: sortOrder }]),
     );
   },
 
-  async update(db: Executor, tenantId: string, id: string, changes: Record<string, unknown>, tags?: string[]): Promise<void> {
+  async update(db: Queryable, tenantId: string, id: string, changes: Record<string, unknown>, tags?: string[]): Promise<void> {
     await db('assets').where({ tenant_id: tenantId, id }).update(changes);
     if (tags) {
       await db('asset_tags').where({ asset_id: id }).delete();
@@ -163,12 +163,12 @@ export const assetRepository = {
   },
 
   /** Deletes the asset; rows that reference it (tags, findings, scans, schedules) go by ON DELETE CASCADE. */
-  async delete(db: Executor, tenantId: string, id: string): Promise<number> {
+  async delete(db: Queryable, tenantId: string, id: string): Promise<number> {
     return db('assets').where({ tenant_id: tenantId, id }).delete();
   },
 
   /** Stores the recomputed risk; updated_at moves too so the record's Last-Modified covers it. */
-  async setRisk(db: Executor, id: string, summary: FindingSummary, riskScore: number, now: number): Promise<void> {
+  async setRisk(db: Queryable, id: string, summary: FindingSummary, riskScore: number, now: number): Promise<void> {
     await db('assets').where({ id }).update({
       updated_at: now,
       risk_score: riskScore,

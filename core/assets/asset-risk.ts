@@ -1,4 +1,4 @@
-import type { Executor } from '../db/create-db.ts';
+import type { Queryable } from '../db/create-db.ts';
 import { assetRepository } from './asset-repository.ts';
 import { findingRepository } from '../findings/finding-repository.ts';
 import { findingSummary, riskScore } from '../findings/risk-score.ts';
@@ -8,7 +8,7 @@ import { findingSummary, riskScore } from '../findings/risk-score.ts';
  * findings. Called in the same transaction as every change to findings, so the
  * stored values never lag behind them.
  */
-export async function refreshAssetRisk(db: Executor, assetIds: Iterable<string>, now = Date.now()): Promise<void> {
+export async function refreshAssetRisk(db: Queryable, assetIds: Iterable<string>, now = Date.now()): Promise<void> {
   for (const id of new Set(assetIds)) {
     const groups = await findingRepository.openGroups(db, id);
     await assetRepository.setRisk(db, id, findingSummary(groups), riskScore(groups), now);

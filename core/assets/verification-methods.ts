@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import type { AssetType } from './asset-names.ts';
+import type { AssetType } from '../domain/asset-type.ts';
 
 export const VERIFICATION_METHODS = ['dns_txt', 'meta_tag', 'file'] as const;
 export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];

@@ -1,4 +1,4 @@
-import type { Executor } from '../db/create-db.ts';
+import type { Queryable } from '../db/create-db.ts';
 import { toIsoRequired } from '../time.ts';
 import type { Tier } from '../domain/scopes.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
@@ -30,37 +30,37 @@ function toTenant(row: TenantRow): Tenant {
 }
 
 export const tenantRepository = {
-  async insert(db: Executor, tenant: { id: string; name: string; tier: Tier; now: number }): Promise<void> {
+  async insert(db: Queryable, tenant: { id: string; name: string; tier: Tier; now: number }): Promise<void> {
     await db('tenants').insert({ id: tenant.id, name: tenant.name, tier: tenant.tier, created_at: tenant.now, updated_at: tenant.now });
   },
 
-  async findById(db: Executor, id: string): Promise<Tenant | null> {
+  async findById(db: Queryable, id: string): Promise<Tenant | null> {
     const row = (await db('tenants').where({ id }).first()) as TenantRow | undefined;
     return row ? toTenant(row) : null;
   },
 
-  async findByName(db: Executor, name: string): Promise<Tenant | null> {
+  async findByName(db: Queryable, name: string): Promise<Tenant | null> {
     const row = (await db('tenants').where({ name }).first()) as TenantRow | undefined;
     return row ? toTenant(row) : null;
   },
 
-  async count(db: Executor): Promise<number> {
+  async count(db: Queryable): Promise<number> {
     const row = (await db('tenants').count({ n: '*' }).first()) as { n: number | string };
     return Number(row.n);
   },
 
-  async list(db: Executor, page: PageRequest): Promise<Page<Tenant>> {
+  async list(db: Queryable, page: PageRequest): Promise<Page<Tenant>> {
     const result = await paginate<TenantRow>(db('tenants'), page, (q) => q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]));
     return { total: result.total, rows: result.rows.map(toTenant) };
   },
 
   /** Epoch ms of the latest tenant write; tenants are never deleted, so this covers every change to the list. */
-  async lastUpdated(db: Executor): Promise<number | null> {
+  async lastUpdated(db: Queryable): Promise<number | null> {
     const row = (await db('tenants').max({ at: 'updated_at' }).first()) as { at: number | string | null } | undefined;
     return row?.at === null || row?.at === undefined ? null : Number(row.at);
   },
 
-  async update(db: Executor, id: string, changes: { name?: string; tier?: Tier }, now: number): Promise<void> {
+  async update(db: Queryable, id: string, changes: { name?: string; tier?: Tier }, now: number): Promise<void> {
     await db('tenants').where({ id }).update({ ...changes, updated_at: now });
   },
 };

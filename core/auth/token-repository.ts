@@ -1,4 +1,4 @@
-import type { Executor } from '../db/create-db.ts';
+import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { toIso, toIsoRequired } from '../time.ts';
 import type { Scope, Tier } from '../domain/scopes.ts';
@@ -80,7 +80,7 @@ export interface NewToken {
 }
 
 export const tokenRepository = {
-  async insert(db: Executor, t: NewToken): Promise<void> {
+  async insert(db: Queryable, t: NewToken): Promise<void> {
     await db('api_tokens').insert({
       id: t.id,
       tenant_id: t.tenantId,
@@ -98,7 +98,7 @@ export const tokenRepository = {
     await changeClock.markChanged(db, t.tenantId, 'tokens');
   },
 
-  async findGrantByHash(db: Executor, tokenHash: string): Promise<TokenGrant | null> {
+  async findGrantByHash(db: Queryable, tokenHash: string): Promise<TokenGrant | null> {
     const row = (await db('api_tokens as t')
       .join('tenants as n', 'n.id', 't.tenant_id')
       .leftJoin('users as u', 'u.id', 't.user_id')
@@ -120,16 +120,16 @@ export const tokenRepository = {
     };
   },
 
-  async findById(db: Executor, id: string): Promise<ApiToken | null> {
+  async findById(db: Queryable, id: string): Promise<ApiToken | null> {
     const row = (await db('api_tokens').where({ id }).first()) as TokenRow | undefined;
     return row ? toToken(row) : null;
   },
 
-  async touch(db: Executor, id: string, now: number): Promise<void> {
+  async touch(db: Queryable, id: string, now: number): Promise<void> {
     await db('api_tokens').where({ id }).update({ last_used_at: now });
   },
 
-  async revoke(db: Executor, id: string, now: number): Promise<void> {
+  async revoke(db: Queryable, id: string, now: number): Promise<void> {
     const row = (await db('api_tokens').where({ id }).first('tenant_id')) as { tenant_id: string } | undefined;
     if (row && (await db('api_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: now }))) await changeClock.markChanged(db, row.tenant_id, 'tokens', now);
   },
@@ -138,12 +138,12 @@ export const tokenRepository = {
    * When a tenant's token list last changed: issued, revoked or deleted (change clock), or
    * used (`last_used_at` is part of the list, and moves without a clock tick).
    */
-  async listLastModified(db: Executor, tenantId: string): Promise<number> {
+  async listLastModified(db: Queryable, tenantId: string): Promise<number> {
     const used = (await db('api_tokens').where({ tenant_id: tenantId }).max({ at: 'last_used_at' }).first()) as { at: number | string | null } | undefined;
     return Math.max(Number(used?.at ?? 0), (await changeClock.lastChanged(db, tenantId, 'tokens')) ?? 0);
   },
 
-  async listByTenant(db: Executor, tenantId: string, page: PageRequest, includeRevoked: boolean): Promise<Page<ApiToken>> {
+  async listByTenant(db: Queryable, tenantId: string, page: PageRequest, includeRevoked: boolean): Promise<Page<ApiToken>> {
     const query = db('api_tokens').where({ tenant_id: tenantId });
     if (!includeRevoked) query.whereNull('revoked_at');
     const result = await paginate<TokenRow>(query, page, (q) =>

@@ -1,4 +1,4 @@
-import type { Executor } from '../db/create-db.ts';
+import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { toIsoRequired } from '../time.ts';
 import type { Scope } from '../domain/scopes.ts';
@@ -44,7 +44,7 @@ function toUser(row: UserRow): User {
 
 export const userRepository = {
   async insert(
-    db: Executor,
+    db: Queryable,
     user: { id: string; tenantId: string; email: string; name: string; passwordHash: string; scopes: Scope[]; now: number },
   ): Promise<void> {
     await db('users').insert({
@@ -61,22 +61,22 @@ export const userRepository = {
     await changeClock.markChanged(db, user.tenantId, 'users', user.now);
   },
 
-  async findById(db: Executor, id: string): Promise<User | null> {
+  async findById(db: Queryable, id: string): Promise<User | null> {
     const row = (await db('users').where({ id }).first()) as UserRow | undefined;
     return row ? toUser(row) : null;
   },
 
   /** The user plus its password hash, for login only. */
-  async findCredentialsByEmail(db: Executor, email: string): Promise<{ user: User; passwordHash: string } | null> {
+  async findCredentialsByEmail(db: Queryable, email: string): Promise<{ user: User; passwordHash: string } | null> {
     const row = (await db('users').where({ email }).first()) as UserRow | undefined;
     return row ? { user: toUser(row), passwordHash: row.password_hash } : null;
   },
 
-  async setPasswordHash(db: Executor, id: string, passwordHash: string, now: number): Promise<void> {
+  async setPasswordHash(db: Queryable, id: string, passwordHash: string, now: number): Promise<void> {
     await db('users').where({ id }).update({ password_hash: passwordHash, updated_at: now });
   },
 
-  async listByTenant(db: Executor, tenantId: string, page: PageRequest): Promise<Page<User>> {
+  async listByTenant(db: Queryable, tenantId: string, page: PageRequest): Promise<Page<User>> {
     const result = await paginate<UserRow>(db('users').where({ tenant_id: tenantId }), page, (q) =>
       q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]),
     );
@@ -84,7 +84,7 @@ export const userRepository = {
   },
 
   /** Deletes the user (its tokens cascade) and moves both lists' change clocks. */
-  async delete(db: Executor, id: string): Promise<number> {
+  async delete(db: Queryable, id: string): Promise<number> {
     const row = (await db('users').where({ id }).first('tenant_id')) as { tenant_id: string } | undefined;
     if (!row) return 0;
     const n = await db('users').where({ id }).delete();

@@ -1,4 +1,4 @@
-import type { Executor } from './create-db.ts';
+import type { Queryable } from './create-db.ts';
 
 /**
  * Collections whose lists answer conditional GETs. Every write to a tenant's records
@@ -21,7 +21,7 @@ export type Collection =
   | 'tokens';
 
 export const changeClock = {
-  async markChanged(db: Executor, tenantId: string, collection: Collection, now = Date.now()): Promise<void> {
+  async markChanged(db: Queryable, tenantId: string, collection: Collection, now = Date.now()): Promise<void> {
     await db('change_clock')
       .insert({ tenant_id: tenantId, collection, changed_at: now })
       .onConflict(['tenant_id', 'collection'])
@@ -29,7 +29,7 @@ export const changeClock = {
   },
 
   /** Epoch ms of the last change, or null if the collection never changed. */
-  async lastChanged(db: Executor, tenantId: string, collection: Collection): Promise<number | null> {
+  async lastChanged(db: Queryable, tenantId: string, collection: Collection): Promise<number | null> {
     const row = (await db('change_clock').where({ tenant_id: tenantId, collection }).first('changed_at')) as { changed_at: number | string } | undefined;
     return row ? Number(row.changed_at) : null;
   },

@@ -4,11 +4,11 @@ import knexPkg from 'knex';
 import type { Knex } from 'knex';
 
 export type Db = Knex;
-export type Executor = Knex | Knex.Transaction;
+export type Queryable = Knex | Knex.Transaction;
 export type Dialect = 'sqlite' | 'mysql';
 
 /** Which engine a knex instance talks to; the few dialect differences branch on this. */
-export function dialectOf(db: Executor): Dialect {
+export function dialectOf(db: Queryable): Dialect {
   const client = (db.client as { config: { client: string } }).config.client;
   return client === 'better-sqlite3' ? 'sqlite' : 'mysql';
 }

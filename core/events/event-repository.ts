@@ -1,4 +1,4 @@
-import type { Executor } from '../db/create-db.ts';
+import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { toIsoRequired } from '../time.ts';
 import type { PlatformEvent } from '../plugin-api.ts';
@@ -40,7 +40,7 @@ export interface ReadFilter {
 }
 
 export const eventRepository = {
-  async append(db: Executor, event: NewEvent, now: number): Promise<number> {
+  async append(db: Queryable, event: NewEvent, now: number): Promise<number> {
     const [id] = await db('events').insert({
       tenant_id: event.tenantId,
       kind: event.kind,
@@ -52,7 +52,7 @@ export const eventRepository = {
   },
 
   /** Appends many events in multi-row inserts (bulk imports emit one event per record). */
-  async appendMany(db: Executor, events: NewEvent[], now: number): Promise<void> {
+  async appendMany(db: Queryable, events: NewEvent[], now: number): Promise<void> {
     for (let i = 0; i < events.length; i += 200) {
       await db('events').insert(events.slice(i, i + 200).map((event) => ({
         tenant_id: event.tenantId, kind: event.kind, asset_id: event.assetId ?? null, data: toJson(event.data), created_at: now,
@@ -68,7 +68,7 @@ export const eventRepository = {
    * stops before the gap and the reader comes back later; an older gap is taken to
    * be a rolled-back insert.
    */
-  async readAfter(db: Executor, afterId: number, limit: number, gapGraceMs: number, filter: ReadFilter = {}, now = Date.now()): Promise<{ events: PlatformEvent[]; lastSeenId: number }> {
+  async readAfter(db: Queryable, afterId: number, limit: number, gapGraceMs: number, filter: ReadFilter = {}, now = Date.now()): Promise<{ events: PlatformEvent[]; lastSeenId: number }> {
     const rows = (await db('events').where('id', '>', afterId).orderBy('id', 'asc').limit(limit)) as EventRow[];
     const accepted: EventRow[] = [];
     let expected = afterId + 1;
@@ -88,18 +88,18 @@ export const eventRepository = {
     return { events, lastSeenId };
   },
 
-  async latestId(db: Executor): Promise<number> {
+  async latestId(db: Queryable): Promise<number> {
     const row = (await db('events').max({ id: 'id' }).first()) as { id: number | string | null } | undefined;
     return Number(row?.id ?? 0);
   },
 
-  async findById(db: Executor, id: number): Promise<PlatformEvent | null> {
+  async findById(db: Queryable, id: number): Promise<PlatformEvent | null> {
     const row = (await db('events').where({ id }).first()) as EventRow | undefined;
     return row ? toEvent(row) : null;
   },
 
   /** Removes events older than `before` (epoch ms); consumers' cursors are unaffected. */
-  async prune(db: Executor, before: number): Promise<number> {
+  async prune(db: Queryable, before: number): Promise<number> {
     return db('events').where('created_at', '<', before).delete();
   },
 };

@@ -1,4 +1,4 @@
-import type { Executor } from '../db/create-db.ts';
+import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import type { ExportFormat } from './export-formats.ts';
 import type { ExportFilters } from './finding-export-repository.ts';
@@ -43,20 +43,20 @@ function toJob(r: ExportRow): ExportJob {
 }
 
 export const exportRepository = {
-  async insert(db: Executor, job: { id: string; tenantId: string; format: ExportFormat; filters: ExportFilters; totalRows: number; requestedBy: string | null; now: number }): Promise<void> {
+  async insert(db: Queryable, job: { id: string; tenantId: string; format: ExportFormat; filters: ExportFilters; totalRows: number; requestedBy: string | null; now: number }): Promise<void> {
     await db('finding_exports').insert({
       id: job.id, tenant_id: job.tenantId, format: job.format, filters: toJson(job.filters), status: 'queued',
       total_rows: job.totalRows, requested_by: job.requestedBy, locked_until: 0, created_at: job.now, updated_at: job.now,
     });
   },
 
-  async findById(db: Executor, tenantId: string, id: string): Promise<ExportJob | null> {
+  async findById(db: Queryable, tenantId: string, id: string): Promise<ExportJob | null> {
     const row = (await db('finding_exports').where({ tenant_id: tenantId, id }).first()) as ExportRow | undefined;
     return row ? toJob(row) : null;
   },
 
   /** Queued or running exports of a tenant (the per-tenant concurrency cap). */
-  async countPending(db: Executor, tenantId: string): Promise<number> {
+  async countPending(db: Queryable, tenantId: string): Promise<number> {
     const row = (await db('finding_exports').where({ tenant_id: tenantId }).whereIn('status', ['queued', 'running']).count({ n: '*' }).first()) as { n: number | string } | undefined;
     return Number(row?.n ?? 0);
   },
@@ -65,7 +65,7 @@ export const exportRepository = {
    * Claims the oldest queued export, or a running one whose lease ran out (its worker
    * died), with a conditional UPDATE: two workers never get the same job.
    */
-  async claim(db: Executor, workerId: string, now: number, leaseMs: number): Promise<ExportJob | null> {
+  async claim(db: Queryable, workerId: string, now: number, leaseMs: number): Promise<ExportJob | null> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const candidate = (await db('finding_exports')
         .where((w) => w.where('status', 'queued').orWhere((r) => r.where('status', 'running').where('locked_until', '<', now)))
@@ -83,11 +83,11 @@ export const exportRepository = {
     return null;
   },
 
-  async renewLease(db: Executor, id: string, workerId: string, until: number): Promise<boolean> {
+  async renewLease(db: Queryable, id: string, workerId: string, until: number): Promise<boolean> {
     return (await db('finding_exports').where({ id, locked_by: workerId, status: 'running' }).update({ locked_until: until })) === 1;
   },
 
-  async complete(db: Executor, id: string, workerId: string, result: { rowCount: number; sizeBytes: number; fileName: string; now: number; expiresAt: number }): Promise<boolean> {
+  async complete(db: Queryable, id: string, workerId: string, result: { rowCount: number; sizeBytes: number; fileName: string; now: number; expiresAt: number }): Promise<boolean> {
     const updated = await db('finding_exports').where({ id, locked_by: workerId, status: 'running' }).update({
       status: 'completed', row_count: result.rowCount, size_bytes: result.sizeBytes, file_name: result.fileName,
       completed_at: result.now, expires_at: result.expiresAt, updated_at: result.now, locked_by: null, locked_until: 0,
@@ -95,24 +95,24 @@ export const exportRepository = {
     return updated === 1;
   },
 
-  async fail(db: Executor, id: string, workerId: string, error: string, now: number): Promise<void> {
+  async fail(db: Queryable, id: string, workerId: string, error: string, now: number): Promise<void> {
     await db('finding_exports').where({ id, locked_by: workerId, status: 'running' }).update({
       status: 'failed', error: error.slice(0, 500), completed_at: now, updated_at: now, locked_by: null, locked_until: 0,
     });
   },
 
   /** Gives a job back to the queue (its worker is shutting down). */
-  async requeue(db: Executor, id: string, workerId: string, now: number): Promise<void> {
+  async requeue(db: Queryable, id: string, workerId: string, now: number): Promise<void> {
     await db('finding_exports').where({ id, locked_by: workerId, status: 'running' }).update({ status: 'queued', locked_by: null, locked_until: 0, started_at: null, updated_at: now });
   },
 
   /** Completed exports past their expiry: their files are due for deletion. */
-  async listExpired(db: Executor, now: number, limit: number): Promise<ExportJob[]> {
+  async listExpired(db: Queryable, now: number, limit: number): Promise<ExportJob[]> {
     const rows = (await db('finding_exports').where('status', 'completed').where('expires_at', '<=', now).orderBy('expires_at').limit(limit)) as ExportRow[];
     return rows.map(toJob);
   },
 
-  async markExpired(db: Executor, id: string, now: number): Promise<void> {
+  async markExpired(db: Queryable, id: string, now: number): Promise<void> {
     await db('finding_exports').where({ id, status: 'completed' }).update({ status: 'expired', file_name: null, updated_at: now });
   },
 };

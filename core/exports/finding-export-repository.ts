@@ -1,11 +1,10 @@
 import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Knex } from 'knex';
-import { dialectOf, type Db, type Executor } from '../db/create-db.ts';
-import type { Severity } from '../domain/cvss.ts';
-import { SEVERITIES, severityOfRank } from '../findings/risk-score.ts';
-import {
-  FINDING_STATUSES, findingRepository, toFindingRecord, type FindingFilters, type FindingRecord, type FindingRow, type FindingSort, type FindingStatus,
-} from '../findings/finding-repository.ts';
+import { dialectOf, type Db, type Queryable } from '../db/create-db.ts';
+import type { Severity } from '../domain/severity.ts';
+import { SEVERITIES, severityOfRank } from '../domain/severity.ts';
+import { findingRepository, toFindingRecord, type FindingFilters, type FindingRecord, type FindingRow, type FindingSort } from '../findings/finding-repository.ts';
+import { FINDING_STATUSES, type FindingStatus } from '../domain/finding-status.ts';
 import { streamRows } from '../db/query-stream.ts';
 
 /** The list query's keys (GET /api/findings) as an export request carries them; page/per_page only when given. */
@@ -45,7 +44,7 @@ function filtersOnly(f: ExportFilters): FindingFilters {
 }
 
 /** Which 24-hour bucket since `since` (0 = oldest) a time column falls in. */
-function dayIndex(db: Executor, column: string, since: number): Knex.Raw {
+function dayIndex(db: Queryable, column: string, since: number): Knex.Raw {
   // SQLite's integer division already floors non-negative integers.
   const floor = dialectOf(db) === 'mysql' ? 'FLOOR' : '';
   return db.raw(`${floor}((?? - ?) / ?) as d`, [column, since, DAY_MS]);
@@ -60,7 +59,7 @@ type Count = { n: number | string };
  */
 export const findingExportRepository = {
   /** How many findings the export will hold (page/per_page applied when given). */
-  async count(db: Executor, tenantId: string, f: ExportFilters): Promise<number> {
+  async count(db: Queryable, tenantId: string, f: ExportFilters): Promise<number> {
     const row = (await findingRepository.query(db, tenantId, filtersOnly(f)).count({ n: '*' }).first()) as Count | undefined;
     const total = Number(row?.n ?? 0);
     if (!f.per_page) return total;
@@ -82,7 +81,7 @@ export const findingExportRepository = {
   },
 
   /** Counts behind the PDF's charts, over the filtered set (pagination ignored). */
-  async summary(db: Executor, tenantId: string, f: ExportFilters, now: number): Promise<ExportSummary> {
+  async summary(db: Queryable, tenantId: string, f: ExportFilters, now: number): Promise<ExportSummary> {
     const filters = filtersOnly(f);
     const base = () => findingRepository.query(db, tenantId, filters);
     const since = now - 30 * DAY_MS;

@@ -2,7 +2,7 @@ import { Transform } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import PDFDocument from 'pdfkit';
 import type { ExportFinding, ExportSummary } from './finding-export-repository.ts';
-import type { Severity } from '../domain/cvss.ts';
+import type { Severity } from '../domain/severity.ts';
 import { barChart, donutChart, lineChart } from './pdf-charts.ts';
 
 // Vendored (assets/fonts, Bitstream Vera licence): the standard PDF fonts only cover

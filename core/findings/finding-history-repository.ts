@@ -1,6 +1,6 @@
-import type { Executor } from '../db/create-db.ts';
+import type { Queryable } from '../db/create-db.ts';
 import { toIsoRequired } from '../time.ts';
-import type { FindingStatus } from './finding-repository.ts';
+import type { FindingStatus } from '../domain/finding-status.ts';
 
 /** A note on a finding, as the detail view shows it. */
 export interface FindingNote {
@@ -23,11 +23,11 @@ interface NoteRow { id: string; author: string; text: string; created_at: number
 interface HistoryRow { old_status: FindingStatus | null; new_status: FindingStatus; changed_by: string | null; changed_at: number; note_id: string | null }
 
 export const findingHistoryRepository = {
-  async addNote(db: Executor, note: { id: string; tenantId: string; findingId: string; author: string; text: string; now: number }): Promise<void> {
+  async addNote(db: Queryable, note: { id: string; tenantId: string; findingId: string; author: string; text: string; now: number }): Promise<void> {
     await db('finding_notes').insert({ id: note.id, tenant_id: note.tenantId, finding_id: note.findingId, author: note.author, text: note.text, created_at: note.now });
   },
 
-  async addChanges(db: Executor, changes: Array<{ tenantId: string; findingId: string; oldStatus: FindingStatus | null; newStatus: FindingStatus; changedBy: string | null; noteId: string | null; now: number }>): Promise<void> {
+  async addChanges(db: Queryable, changes: Array<{ tenantId: string; findingId: string; oldStatus: FindingStatus | null; newStatus: FindingStatus; changedBy: string | null; noteId: string | null; now: number }>): Promise<void> {
     for (let i = 0; i < changes.length; i += 500) {
       await db('finding_status_history').insert(changes.slice(i, i + 500).map((c) => ({
         tenant_id: c.tenantId, finding_id: c.findingId, old_status: c.oldStatus, new_status: c.newStatus, changed_by: c.changedBy, note_id: c.noteId, changed_at: c.now,
@@ -35,18 +35,18 @@ export const findingHistoryRepository = {
     }
   },
 
-  async notes(db: Executor, findingId: string): Promise<FindingNote[]> {
+  async notes(db: Queryable, findingId: string): Promise<FindingNote[]> {
     const rows = (await db('finding_notes').where({ finding_id: findingId }).orderBy([{ column: 'created_at' }, { column: 'id' }])) as NoteRow[];
     return rows.map((r) => ({ id: r.id, author: r.author, text: r.text, created_at: toIsoRequired(r.created_at) }));
   },
 
-  async history(db: Executor, findingId: string): Promise<StatusChange[]> {
+  async history(db: Queryable, findingId: string): Promise<StatusChange[]> {
     const rows = (await db('finding_status_history').where({ finding_id: findingId }).orderBy('id', 'asc')) as HistoryRow[];
     return rows.map((r) => ({ old_status: r.old_status, new_status: r.new_status, changed_by: r.changed_by, changed_at: toIsoRequired(r.changed_at), note_id: r.note_id }));
   },
 
   /** Distinct findings moved to `resolved` at or after `since`. */
-  async countResolvedSince(db: Executor, tenantId: string, since: number): Promise<number> {
+  async countResolvedSince(db: Queryable, tenantId: string, since: number): Promise<number> {
     const row = (await db('finding_status_history')
       .where({ tenant_id: tenantId, new_status: 'resolved' })
       .whereNotNull('old_status')

@@ -1,6 +1,9 @@
 import { InputError, ValidationError } from '../errors.ts';
-import type { Evidence, FindingStatus, NewFinding } from './finding-repository.ts';
-import { parseCvss31, type Severity } from '../domain/cvss.ts';
+import type { NewFinding } from './finding-repository.ts';
+import type { Evidence } from '../domain/evidence.ts';
+import type { FindingStatus } from '../domain/finding-status.ts';
+import { parseCvss31 } from './cvss.ts';
+import type { Severity } from '../domain/severity.ts';
 
 /** A finding to import, as validated by the route schema (snake_case API fields). */
 export interface FindingInput {

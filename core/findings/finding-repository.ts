@@ -7,16 +7,17 @@
  * with `findingFilterKeys` from plugins/findings/finding-schemas.ts to validate.
  */
 import type { Knex } from 'knex';
-import { dialectOf, type Executor } from '../db/create-db.ts';
+import { dialectOf, type Queryable } from '../db/create-db.ts';
+import type { Evidence } from '../domain/evidence.ts';
+import type { FindingStatus } from '../domain/finding-status.ts';
 import { fromJson, toJson } from '../db/json.ts';
-import type { Severity } from '../domain/cvss.ts';
-import { SEVERITY_RANK, UNRESOLVED_STATUSES, severityOfRank, type OpenFindingGroup } from './risk-score.ts';
+import type { Severity } from '../domain/severity.ts';
+import { SEVERITY_RANK, severityOfRank } from '../domain/severity.ts';
+import { UNRESOLVED_STATUSES } from '../domain/finding-status.ts';
+import type { OpenFindingGroup } from './risk-score.ts';
 import { toIsoRequired } from '../time.ts';
 import { whereContains } from '../db/like-pattern.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';
-
-export const FINDING_STATUSES = ['open', 'confirmed', 'resolved', 'false_positive', 'accepted_risk'] as const;
-export type FindingStatus = (typeof FINDING_STATUSES)[number];
 
 export interface FindingFilters {
   severity?: Severity[];
@@ -31,14 +32,6 @@ export interface FindingFilters {
 export interface FindingSort {
   sortBy: 'severity' | 'cvss' | 'discovered_at' | 'title';
   sortOrder: 'asc' | 'desc';
-}
-
-export interface Evidence {
-  url?: string;
-  method?: string;
-  parameter?: string;
-  payload?: string;
-  response_indicator?: string;
 }
 
 export interface FindingRow {
@@ -136,7 +129,7 @@ const SORT_COLUMN: Record<FindingSort['sortBy'], string> = {
 };
 
 export const findingRepository = {
-  async insertMany(db: Executor, findings: NewFinding[]): Promise<void> {
+  async insertMany(db: Queryable, findings: NewFinding[]): Promise<void> {
     for (let i = 0; i < findings.length; i += 200) {
       await db('findings').insert(findings.slice(i, i + 200).map((f) => ({
         id: f.id, tenant_id: f.tenantId, asset_id: f.assetId, scan_id: f.scanId, title: f.title, description: f.description,
@@ -148,7 +141,7 @@ export const findingRepository = {
   },
 
   /** The filters of GET /api/findings on the findings table alone (no select, join or order). */
-  query(db: Executor, tenantId: string, f: FindingFilters): Knex.QueryBuilder {
+  query(db: Queryable, tenantId: string, f: FindingFilters): Knex.QueryBuilder {
     const q = db('findings').where('findings.tenant_id', tenantId);
     if (f.severity?.length) q.whereIn('findings.severity_rank', [...new Set(f.severity.map((s) => SEVERITY_RANK[s]))]);
     if (f.status) q.where('findings.status', f.status);
@@ -188,26 +181,26 @@ export const findingRepository = {
   },
 
   /** Filtered, joined and ordered: what a list page or an export reads. */
-  listQuery(db: Executor, tenantId: string, filters: FindingFilters, sort: FindingSort): Knex.QueryBuilder {
+  listQuery(db: Queryable, tenantId: string, filters: FindingFilters, sort: FindingSort): Knex.QueryBuilder {
     const selective = Boolean(filters.asset_id || filters.scan_id) && dialectOf(db) === 'sqlite';
     return this.ordered(this.withAsset(this.query(db, tenantId, filters)), sort, selective);
   },
 
-  async list(db: Executor, tenantId: string, filters: FindingFilters, sort: FindingSort, page: PageRequest): Promise<Page<FindingRow>> {
+  async list(db: Queryable, tenantId: string, filters: FindingFilters, sort: FindingSort, page: PageRequest): Promise<Page<FindingRow>> {
     const countRow = (await this.query(db, tenantId, filters).count({ n: '*' }).first()) as { n: number | string } | undefined;
     const total = Number(countRow?.n ?? 0);
     const rows = (await this.listQuery(db, tenantId, filters, sort).limit(page.perPage).offset((page.page - 1) * page.perPage)) as FindingRow[];
     return { total, rows };
   },
 
-  async findById(db: Executor, tenantId: string, id: string, forUpdate = false): Promise<FindingRow | null> {
+  async findById(db: Queryable, tenantId: string, id: string, forUpdate = false): Promise<FindingRow | null> {
     const q = this.withAsset(db('findings').where({ 'findings.tenant_id': tenantId, 'findings.id': id })).first();
     // Serialises concurrent status changes on MariaDB; SQLite has a single writer anyway.
     if (forUpdate && dialectOf(db) === 'mysql') q.forUpdate('findings');
     return ((await q) as FindingRow | undefined) ?? null;
   },
 
-  async findManyByIds(db: Executor, tenantId: string, ids: string[]): Promise<FindingRow[]> {
+  async findManyByIds(db: Queryable, tenantId: string, ids: string[]): Promise<FindingRow[]> {
     const rows: FindingRow[] = [];
     for (let i = 0; i < ids.length; i += 500) {
       rows.push(...((await this.withAsset(db('findings').where('findings.tenant_id', tenantId).whereIn('findings.id', ids.slice(i, i + 500)))) as FindingRow[]));
@@ -215,16 +208,16 @@ export const findingRepository = {
     return rows;
   },
 
-  async updateStatus(db: Executor, id: string, status: FindingStatus, updatedBy: string, now: number): Promise<void> {
+  async updateStatus(db: Queryable, id: string, status: FindingStatus, updatedBy: string, now: number): Promise<void> {
     await db('findings').where({ id }).update({ status, updated_by: updatedBy, updated_at: now });
   },
 
-  async touch(db: Executor, id: string, updatedBy: string, now: number): Promise<void> {
+  async touch(db: Queryable, id: string, updatedBy: string, now: number): Promise<void> {
     await db('findings').where({ id }).update({ updated_by: updatedBy, updated_at: now });
   },
 
   /** Unresolved findings of one asset grouped by severity, for its risk score. */
-  async openGroups(db: Executor, assetId: string): Promise<OpenFindingGroup[]> {
+  async openGroups(db: Queryable, assetId: string): Promise<OpenFindingGroup[]> {
     const rows = (await db('findings')
       .where({ asset_id: assetId })
       .whereIn('status', UNRESOLVED_STATUSES)
@@ -234,12 +227,12 @@ export const findingRepository = {
   },
 
   /** Counts per (status, severity) for the tenant: one pass over the (tenant, status, severity) index. */
-  async countGrid(db: Executor, tenantId: string): Promise<Array<{ status: FindingStatus; severity: Severity; count: number }>> {
+  async countGrid(db: Queryable, tenantId: string): Promise<Array<{ status: FindingStatus; severity: Severity; count: number }>> {
     const rows = (await db('findings').where({ tenant_id: tenantId }).groupBy('status', 'severity_rank').select('status', 'severity_rank', db.raw('count(*) as n'))) as Array<{ status: FindingStatus; severity_rank: number; n: number | string }>;
     return rows.map((r) => ({ status: r.status, severity: severityOfRank(Number(r.severity_rank)), count: Number(r.n) }));
   },
 
-  async countCreatedSince(db: Executor, tenantId: string, since: number): Promise<number> {
+  async countCreatedSince(db: Queryable, tenantId: string, since: number): Promise<number> {
     const row = (await db('findings').where({ tenant_id: tenantId }).where('created_at', '>=', since).count({ n: '*' }).first()) as { n: number | string } | undefined;
     return Number(row?.n ?? 0);
   },

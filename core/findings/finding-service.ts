@@ -5,10 +5,8 @@ import { newId } from '../ids.ts';
 import { assetRepository } from '../assets/asset-repository.ts';
 import { changeClock } from '../db/change-clock.ts';
 import { findingHistoryRepository, type FindingNote, type StatusChange } from './finding-history-repository.ts';
-import {
-  findingRepository, toFindingListItem, toFindingRecord,
-  type FindingFilters, type FindingListItem, type FindingRecord, type FindingSort, type FindingStatus, type NewFinding,
-} from './finding-repository.ts';
+import { findingRepository, toFindingListItem, toFindingRecord, type FindingFilters, type FindingListItem, type FindingRecord, type FindingSort, type NewFinding } from './finding-repository.ts';
+import type { FindingStatus } from '../domain/finding-status.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';
 import { toIsoRequired } from '../time.ts';
 import { refreshAssetRisk } from '../assets/asset-risk.ts';

@@ -1,8 +1,9 @@
 import type { Db } from '../db/create-db.ts';
 import { findingHistoryRepository } from './finding-history-repository.ts';
-import { FINDING_STATUSES, findingRepository, type FindingStatus } from './finding-repository.ts';
-import type { Severity } from '../domain/cvss.ts';
-import { SEVERITIES } from './risk-score.ts';
+import { findingRepository } from './finding-repository.ts';
+import { FINDING_STATUSES, type FindingStatus } from '../domain/finding-status.ts';
+import type { Severity } from '../domain/severity.ts';
+import { SEVERITIES } from '../domain/severity.ts';
 
 export interface FindingStats {
   total: number;

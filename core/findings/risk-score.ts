@@ -1,16 +1,4 @@
-import type { Severity } from '../domain/cvss.ts';
-
-export const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
-
-/** Rank used for "sort by severity": critical highest. */
-export const SEVERITY_RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
-
-export function severityOfRank(rank: number): Severity {
-  return SEVERITIES[4 - rank]!;
-}
-
-/** Statuses that count towards risk_score and finding_summary. */
-export const UNRESOLVED_STATUSES = ['open', 'confirmed'] as const;
+import type { Severity } from '../domain/severity.ts';
 
 export type FindingSummary = Record<Severity, number>;
 

@@ -1,6 +1,6 @@
 import type { Plugin, Request, ResponseObject } from '@hapi/hapi';
 import type { Boom } from '@hapi/boom';
-import type { Executor } from '../db/create-db.ts';
+import type { Queryable } from '../db/create-db.ts';
 import { changeClock, type Collection } from '../db/change-clock.ts';
 import { callerOf } from './auth-scheme.ts';
 import { formatHttpDate, isNotModified, lastModifiedSecond, parseHttpDate } from './last-modified.ts';
@@ -13,7 +13,7 @@ import { formatHttpDate, isNotModified, lastModifiedSecond, parseHttpDate } from
 export type LastModifiedSource = (request: Request) => Promise<number | null>;
 
 /** A tenant collection's list: the change clock, read before the handler reads the rows. */
-export function collectionLastModified(db: Executor, collection: Collection): LastModifiedSource {
+export function collectionLastModified(db: Queryable, collection: Collection): LastModifiedSource {
   // A collection that never changed is empty; epoch 0 still lets clients revalidate it.
   return async (request) => (await changeClock.lastChanged(db, callerOf(request).tenantId, collection)) ?? 0;
 }

@@ -1,5 +1,5 @@
 import type { RetentionConfig } from '../../config/retention-config.ts';
-import type { Db, Executor } from '../db/create-db.ts';
+import type { Db, Queryable } from '../db/create-db.ts';
 import type { Logger } from '../logger.ts';
 import { PollLoop } from '../work/poll-loop.ts';
 
@@ -16,7 +16,7 @@ export interface SweepResult {
  * first because MariaDB refuses LIMIT inside an IN subquery and SQLite has no
  * DELETE … LIMIT; short statements keep locks short on a busy database.
  */
-async function deleteInBatches(db: Executor, table: string, key: string, ids: (limit: number) => Promise<Array<string | number>>, batchSize: number): Promise<number> {
+async function deleteInBatches(db: Queryable, table: string, key: string, ids: (limit: number) => Promise<Array<string | number>>, batchSize: number): Promise<number> {
   let total = 0;
   for (;;) {
     const batch = await ids(batchSize);

@@ -1,4 +1,4 @@
-import type { Executor } from '../db/create-db.ts';
+import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import type { DiscoveredService } from '../plugin-api.ts';
 
@@ -26,16 +26,16 @@ export function servicesOf(row: Pick<ScanCheckRow, 'services'>): DiscoveredServi
 
 /** Checks planned for a scan (one row each, so a resumed scan skips finished ones) and measured durations. */
 export const scanCheckRepository = {
-  async insertPlan(db: Executor, scanId: string, checks: Array<{ checkId: string; plugin: string; category: string }>): Promise<void> {
+  async insertPlan(db: Queryable, scanId: string, checks: Array<{ checkId: string; plugin: string; category: string }>): Promise<void> {
     if (!checks.length) return;
     await db('scan_checks').insert(checks.map((c, seq) => ({ scan_id: scanId, check_id: c.checkId, seq, plugin: c.plugin, category: c.category, status: 'pending', finding_count: 0 })));
   },
 
-  async forScan(db: Executor, scanId: string): Promise<ScanCheckRow[]> {
+  async forScan(db: Queryable, scanId: string): Promise<ScanCheckRow[]> {
     return (await db('scan_checks').where({ scan_id: scanId }).orderBy('seq')) as ScanCheckRow[];
   },
 
-  async record(db: Executor, scanId: string, checkId: string, r: { status: CheckStatus; error: string | null; durationMs: number; findingCount: number; services?: DiscoveredService[]; now: number }): Promise<void> {
+  async record(db: Queryable, scanId: string, checkId: string, r: { status: CheckStatus; error: string | null; durationMs: number; findingCount: number; services?: DiscoveredService[]; now: number }): Promise<void> {
     await db('scan_checks')
       .where({ scan_id: scanId, check_id: checkId })
       .update({
@@ -48,20 +48,20 @@ export const scanCheckRepository = {
       });
   },
 
-  async finishedCount(db: Executor, scanId: string): Promise<number> {
+  async finishedCount(db: Queryable, scanId: string): Promise<number> {
     const row = (await db('scan_checks').where({ scan_id: scanId }).whereNot({ status: 'pending' }).count({ n: '*' }).first()) as { n: number | string } | undefined;
     return Number(row?.n ?? 0);
   },
 
   /** Average duration per check id (ms), from completed runs. */
-  async averages(db: Executor, checkIds: string[]): Promise<Map<string, number>> {
+  async averages(db: Queryable, checkIds: string[]): Promise<Map<string, number>> {
     if (!checkIds.length) return new Map();
     const rows = (await db('check_stats').whereIn('check_id', checkIds).select('check_id', 'avg_ms')) as Array<{ check_id: string; avg_ms: number }>;
     return new Map(rows.map((r) => [r.check_id, Number(r.avg_ms)]));
   },
 
   /** Folds one measured duration into the running average (weight of the past capped at 19/20). */
-  async measure(db: Executor, checkId: string, durationMs: number, now: number): Promise<void> {
+  async measure(db: Queryable, checkId: string, durationMs: number, now: number): Promise<void> {
     const row = (await db('check_stats').where({ check_id: checkId }).first()) as { samples: number; avg_ms: number } | undefined;
     if (!row) {
       try {

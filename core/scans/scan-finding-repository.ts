@@ -1,6 +1,7 @@
-import type { Executor } from '../db/create-db.ts';
-import type { Severity } from '../domain/cvss.ts';
-import { SEVERITY_RANK, severityOfRank, type FindingSummary } from '../findings/risk-score.ts';
+import type { Queryable } from '../db/create-db.ts';
+import type { Severity } from '../domain/severity.ts';
+import { type FindingSummary } from '../findings/risk-score.ts';
+import { SEVERITY_RANK, severityOfRank } from '../domain/severity.ts';
 import { findingRepository, type FindingRow } from '../findings/finding-repository.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';
 
@@ -17,30 +18,30 @@ export interface DedupHit {
  * Inserting a finding goes through FindingService.insertPrepared (history, events, risk).
  */
 export const scanFindingRepository = {
-  async byDedupKeys(db: Executor, assetId: string, keys: string[]): Promise<Map<string, DedupHit>> {
+  async byDedupKeys(db: Queryable, assetId: string, keys: string[]): Promise<Map<string, DedupHit>> {
     if (!keys.length) return new Map();
     const rows = (await db('findings').where({ asset_id: assetId }).whereIn('dedup_key', keys).select('id', 'status', 'dedup_key')) as DedupHit[];
     return new Map(rows.map((r) => [r.dedup_key, r]));
   },
 
-  async setDedup(db: Executor, id: string, dedupKey: string, checkId: string, now: number): Promise<void> {
+  async setDedup(db: Queryable, id: string, dedupKey: string, checkId: string, now: number): Promise<void> {
     await db('findings').where({ id }).update({ dedup_key: dedupKey, check_id: checkId, last_seen: now });
   },
 
   /** A finding seen again: last_seen moves; evidence is refreshed to what was seen now. */
-  async seenAgain(db: Executor, id: string, changes: { evidence: string; now: number; reopen: boolean }): Promise<void> {
+  async seenAgain(db: Queryable, id: string, changes: { evidence: string; now: number; reopen: boolean }): Promise<void> {
     const update: Record<string, unknown> = { last_seen: changes.now, evidence: changes.evidence };
     if (changes.reopen) Object.assign(update, { status: 'open', updated_at: changes.now, updated_by: null });
     await db('findings').where({ id }).update(update);
   },
 
-  async link(db: Executor, scanId: string, findingIds: string[]): Promise<void> {
+  async link(db: Queryable, scanId: string, findingIds: string[]): Promise<void> {
     if (!findingIds.length) return;
     await db('scan_findings').insert(findingIds.map((finding_id) => ({ scan_id: scanId, finding_id }))).onConflict(['scan_id', 'finding_id']).ignore();
   },
 
   /** Findings the scan saw, by severity. */
-  async summary(db: Executor, scanId: string): Promise<{ summary: FindingSummary; total: number }> {
+  async summary(db: Queryable, scanId: string): Promise<{ summary: FindingSummary; total: number }> {
     const rows = (await db('scan_findings')
       .join('findings', 'findings.id', 'scan_findings.finding_id')
       .where('scan_findings.scan_id', scanId)
@@ -55,7 +56,7 @@ export const scanFindingRepository = {
     return { summary, total };
   },
 
-  async results(db: Executor, tenantId: string, scanId: string, severity: Severity[] | undefined, page: PageRequest): Promise<Page<FindingRow>> {
+  async results(db: Queryable, tenantId: string, scanId: string, severity: Severity[] | undefined, page: PageRequest): Promise<Page<FindingRow>> {
     const base = () => {
       const q = db('findings').join('scan_findings', 'scan_findings.finding_id', 'findings.id').where({ 'scan_findings.scan_id': scanId, 'findings.tenant_id': tenantId });
       if (severity?.length) q.whereIn('findings.severity_rank', [...new Set(severity.map((s) => SEVERITY_RANK[s]))]);

@@ -8,7 +8,7 @@ import type { NewFinding } from '../findings/finding-repository.ts';
 import { scanFindingRepository } from './scan-finding-repository.ts';
 import { toJson } from '../db/json.ts';
 import { refreshAssetRisk } from '../assets/asset-risk.ts';
-import { parseCvss31 } from '../domain/cvss.ts';
+import { parseCvss31 } from '../findings/cvss.ts';
 import type { FindingService } from '../findings/finding-service.ts';
 
 export interface FoundBy {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dialectOf, type Executor } from '../db/create-db.ts';
+import { dialectOf, type Queryable } from '../db/create-db.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
 
 export const SCAN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -55,7 +55,7 @@ export interface ScanFilters {
 const TERMINAL: ScanStatus[] = ['completed', 'failed', 'cancelled'];
 
 export const scanRepository = {
-  async insert(db: Executor, row: Omit<ScanRow, 'asset_name'>): Promise<void> {
+  async insert(db: Queryable, row: Omit<ScanRow, 'asset_name'>): Promise<void> {
     await db('scans').insert(row);
   },
 
@@ -63,20 +63,20 @@ export const scanRepository = {
     return q.join('assets', 'assets.id', 'scans.asset_id').select('scans.*', 'assets.name as asset_name');
   },
 
-  async findById(db: Executor, tenantId: string, id: string): Promise<ScanRow | null> {
+  async findById(db: Queryable, tenantId: string, id: string): Promise<ScanRow | null> {
     return ((await this.withAsset(db('scans').where({ 'scans.tenant_id': tenantId, 'scans.id': id })).first()) as ScanRow | undefined) ?? null;
   },
 
   /** Any tenant's scan, for the worker. */
-  async findAny(db: Executor, id: string): Promise<ScanRow | null> {
+  async findAny(db: Queryable, id: string): Promise<ScanRow | null> {
     return ((await this.withAsset(db('scans').where({ 'scans.id': id })).first()) as ScanRow | undefined) ?? null;
   },
 
-  async activeForAsset(db: Executor, assetId: string): Promise<ScanRow | null> {
+  async activeForAsset(db: Queryable, assetId: string): Promise<ScanRow | null> {
     return ((await db('scans').where({ active_asset_id: assetId }).first()) as ScanRow | undefined) ?? null;
   },
 
-  async list(db: Executor, tenantId: string, f: ScanFilters, page: PageRequest): Promise<Page<ScanRow>> {
+  async list(db: Queryable, tenantId: string, f: ScanFilters, page: PageRequest): Promise<Page<ScanRow>> {
     const q = db('scans').where('scans.tenant_id', tenantId);
     if (f.status) q.where('scans.status', f.status);
     if (f.asset_id) q.where('scans.asset_id', f.asset_id);
@@ -97,7 +97,7 @@ export const scanRepository = {
       (q: Knex.QueryBuilder) => q.where('status', 'running').where('locked_until', '<', now).orderBy([{ column: 'locked_until' }]),
       (q: Knex.QueryBuilder) => q.where('status', 'queued').orderBy([{ column: 'priority_rank', order: 'desc' }, { column: 'created_at' }, { column: 'id' }]),
     ];
-    const set = (x: Executor) => ({ status: 'running', locked_by: token, locked_until: now + leaseMs, claims: x.raw('claims + 1'), started_at: x.raw('coalesce(started_at, ?)', [now]), updated_at: now });
+    const set = (x: Queryable) => ({ status: 'running', locked_by: token, locked_until: now + leaseMs, claims: x.raw('claims + 1'), started_at: x.raw('coalesce(started_at, ?)', [now]), updated_at: now });
     for (const pick of candidates) {
       if (dialectOf(db) === 'sqlite') {
         // One statement: atomic under SQLite's single writer, and it waits on busy_timeout.
@@ -117,26 +117,26 @@ export const scanRepository = {
   },
 
   /** Renews the lease; false when the scan is no longer ours to run (cancelled, deleted, taken over). */
-  async renew(db: Executor, id: string, token: string, now: number, leaseMs: number): Promise<boolean> {
+  async renew(db: Queryable, id: string, token: string, now: number, leaseMs: number): Promise<boolean> {
     return (await db('scans').where({ id, locked_by: token, status: 'running' }).update({ locked_until: now + leaseMs })) > 0;
   },
 
-  async statusOf(db: Executor, id: string): Promise<ScanStatus | null> {
+  async statusOf(db: Queryable, id: string): Promise<ScanStatus | null> {
     const row = (await db('scans').where({ id }).first('status')) as { status: ScanStatus } | undefined;
     return row?.status ?? null;
   },
 
   /** Updates a scan this worker still runs; returns false when it is no longer running under `token`. */
-  async updateRunning(db: Executor, id: string, token: string, changes: Record<string, unknown>): Promise<boolean> {
+  async updateRunning(db: Queryable, id: string, token: string, changes: Record<string, unknown>): Promise<boolean> {
     return (await db('scans').where({ id, locked_by: token, status: 'running' }).update(changes)) > 0;
   },
 
-  async update(db: Executor, id: string, changes: Record<string, unknown>): Promise<void> {
+  async update(db: Queryable, id: string, changes: Record<string, unknown>): Promise<void> {
     await db('scans').where({ id }).update(changes);
   },
 
   /** queued|running -> cancelled; false when the scan had already finished. */
-  async cancel(db: Executor, tenantId: string, id: string, now: number): Promise<boolean> {
+  async cancel(db: Queryable, tenantId: string, id: string, now: number): Promise<boolean> {
     const n = await db('scans')
       .where({ tenant_id: tenantId, id })
       .whereIn('status', ['queued', 'running'])

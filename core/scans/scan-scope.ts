@@ -2,7 +2,8 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import ipaddr from 'ipaddr.js';
-import type { AssetType, ScanTarget } from '../plugin-api.ts';
+import type { ScanTarget } from '../plugin-api.ts';
+import type { AssetType } from '../domain/asset-type.ts';
 import { inCidr } from './target-scope.ts';
 
 /**

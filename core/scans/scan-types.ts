@@ -1,4 +1,5 @@
-import type { ScanType, Severity } from '../plugin-api.ts';
+import type { ScanType } from '../plugin-api.ts';
+import type { Severity } from '../domain/severity.ts';
 
 /** Every scan type of both spec variants (A: full quick web_app network api ssl; B: full quick custom api_discovery ssl dns port). */
 export const SCAN_TYPES: readonly ScanType[] = ['full', 'quick', 'custom', 'web_app', 'network', 'api', 'ssl', 'api_discovery', 'dns', 'port'];

@@ -1,4 +1,4 @@
-import type { Executor } from '../db/create-db.ts';
+import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
 
@@ -80,42 +80,42 @@ export const siemConsumerName = (id: string): string => `siem:${id}`;
 
 export const siemRepository = {
   /** Inserts the integration and its cursor, placed after the newest event: it forwards from now on. */
-  async insert(db: Executor, id: string, tenantId: string, values: SiemChanges & { createdAt: number }): Promise<void> {
+  async insert(db: Queryable, id: string, tenantId: string, values: SiemChanges & { createdAt: number }): Promise<void> {
     await db('siem_integrations').insert({ id, tenant_id: tenantId, created_at: values.createdAt, ...toColumns(values) });
     const latest = (await db('events').max({ id: 'id' }).first()) as { id: number | string | null } | undefined;
     await db('event_cursors').insert({ consumer: siemConsumerName(id), last_event_id: Number(latest?.id ?? 0), locked_by: null, locked_until: 0, updated_at: values.createdAt });
   },
 
-  async findById(db: Executor, tenantId: string, id: string): Promise<SiemRecord | null> {
+  async findById(db: Queryable, tenantId: string, id: string): Promise<SiemRecord | null> {
     const row = (await db('siem_integrations').where({ tenant_id: tenantId, id }).first()) as Row | undefined;
     return row ? toRecord(row) : null;
   },
 
-  async list(db: Executor, tenantId: string, page: PageRequest): Promise<Page<SiemRecord>> {
+  async list(db: Queryable, tenantId: string, page: PageRequest): Promise<Page<SiemRecord>> {
     const result = await paginate<Row>(db('siem_integrations').where({ tenant_id: tenantId }), page, (q) => q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]));
     return { rows: result.rows.map(toRecord), total: result.total };
   },
 
-  async countByTenant(db: Executor, tenantId: string): Promise<number> {
+  async countByTenant(db: Queryable, tenantId: string): Promise<number> {
     const row = (await db('siem_integrations').where({ tenant_id: tenantId }).count({ n: '*' }).first()) as { n: number | string };
     return Number(row.n);
   },
 
   /** Every tenant's active integrations: what the forwarders of a process run. */
-  async listActive(db: Executor): Promise<SiemRecord[]> {
+  async listActive(db: Queryable): Promise<SiemRecord[]> {
     return ((await db('siem_integrations').where({ active: true }).orderBy('id')) as Row[]).map(toRecord);
   },
 
-  async update(db: Executor, tenantId: string, id: string, changes: SiemChanges): Promise<number> {
+  async update(db: Queryable, tenantId: string, id: string, changes: SiemChanges): Promise<number> {
     return db('siem_integrations').where({ tenant_id: tenantId, id }).update(toColumns(changes));
   },
 
   /** Delivery bookkeeping written by the forwarder (no tenant scope: it acts for every tenant). */
-  async recordOutcome(db: Executor, id: string, outcome: { lastSentAt?: number; lastError?: string | null; lastErrorAt?: number | null }): Promise<void> {
+  async recordOutcome(db: Queryable, id: string, outcome: { lastSentAt?: number; lastError?: string | null; lastErrorAt?: number | null }): Promise<void> {
     await db('siem_integrations').where({ id }).update(toColumns(outcome));
   },
 
-  async delete(db: Executor, tenantId: string, id: string): Promise<number> {
+  async delete(db: Queryable, tenantId: string, id: string): Promise<number> {
     const n = await db('siem_integrations').where({ tenant_id: tenantId, id }).delete();
     if (n) await db('event_cursors').where({ consumer: siemConsumerName(id) }).delete();
     return n;

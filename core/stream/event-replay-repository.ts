@@ -1,4 +1,4 @@
-import type { Executor } from '../db/create-db.ts';
+import type { Queryable } from '../db/create-db.ts';
 import { fromJson } from '../db/json.ts';
 import type { PlatformEvent } from '../plugin-api.ts';
 import { toIsoRequired } from '../time.ts';
@@ -28,7 +28,7 @@ interface Row {
 /** Reads the stream replay of one tenant straight from the events table (index tenant_id, id). */
 export const eventReplayRepository = {
   /** Matching events in id order; when more than `limit` match, the newest `limit`. */
-  async range(db: Executor, q: ReplayQuery): Promise<PlatformEvent[]> {
+  async range(db: Queryable, q: ReplayQuery): Promise<PlatformEvent[]> {
     if (q.upToId <= q.afterId) return [];
     let query = db('events')
       .where('tenant_id', q.tenantId)

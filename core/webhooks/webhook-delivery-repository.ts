@@ -1,4 +1,4 @@
-import type { Executor } from '../db/create-db.ts';
+import type { Queryable } from '../db/create-db.ts';
 import { dialectOf } from '../db/create-db.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
 
@@ -72,7 +72,7 @@ export interface NewAttempt {
 
 export const webhookDeliveryRepository = {
   /** Idempotent per (webhook, event): a batch handled twice creates nothing twice. */
-  async insertMany(db: Executor, deliveries: NewDelivery[]): Promise<void> {
+  async insertMany(db: Queryable, deliveries: NewDelivery[]): Promise<void> {
     const rows = deliveries.map((d) => ({
       id: d.id, tenant_id: d.tenantId, webhook_id: d.webhookId, event_id: d.eventId, event_kind: d.eventKind, payload: d.payload,
       status: 'pending', attempt_count: 0, attempts_left: d.attemptsLeft, next_attempt_at: d.now,
@@ -91,8 +91,8 @@ export const webhookDeliveryRepository = {
    * (`locked_until < now`) is the claim, and rows another process took first are not
    * updated. Either way only rows now carrying `token` are returned.
    */
-  async claimDue(db: Executor, token: string, now: number, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
-    const due = (q: Executor) =>
+  async claimDue(db: Queryable, token: string, now: number, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
+    const due = (q: Queryable) =>
       q('webhook_deliveries')
         .select('id')
         .whereIn('status', SENDABLE)
@@ -114,17 +114,17 @@ export const webhookDeliveryRepository = {
     return (await db('webhook_deliveries').where({ locked_by: token }).where('locked_until', '>', now)) as DeliveryRow[];
   },
 
-  async leasedTo(db: Executor, token: string): Promise<DeliveryRow[]> {
+  async leasedTo(db: Queryable, token: string): Promise<DeliveryRow[]> {
     return (await db('webhook_deliveries').where({ locked_by: token })) as DeliveryRow[];
   },
 
   /** Writes the outcome of an attempt if the lease is still ours; false when it was lost. */
-  async finishAttempt(db: Executor, id: string, token: string, changes: Record<string, unknown>): Promise<boolean> {
+  async finishAttempt(db: Queryable, id: string, token: string, changes: Record<string, unknown>): Promise<boolean> {
     const n = await db('webhook_deliveries').where({ id, locked_by: token }).update({ ...changes, locked_by: null, locked_until: 0 });
     return n > 0;
   },
 
-  async insertAttempt(db: Executor, a: NewAttempt): Promise<void> {
+  async insertAttempt(db: Queryable, a: NewAttempt): Promise<void> {
     await db('webhook_attempts').insert({
       tenant_id: a.tenantId, delivery_id: a.deliveryId, attempt_number: a.attemptNumber, outcome: a.outcome,
       response_code: a.responseCode, duration_ms: a.durationMs, error_code: a.errorCode, error_message: a.errorMessage,
@@ -133,7 +133,7 @@ export const webhookDeliveryRepository = {
   },
 
   /** Earliest due time among sendable deliveries of active webhooks (for the worker's sleep). */
-  async nextDueAt(db: Executor, now: number): Promise<number | null> {
+  async nextDueAt(db: Queryable, now: number): Promise<number | null> {
     const row = (await db('webhook_deliveries')
       .whereIn('status', SENDABLE)
       .where('locked_until', '<', now)
@@ -143,23 +143,23 @@ export const webhookDeliveryRepository = {
     return row?.t === null || row?.t === undefined ? null : Number(row.t);
   },
 
-  async list(db: Executor, tenantId: string, webhookId: string, page: PageRequest, status?: DeliveryStatus): Promise<Page<DeliveryRow>> {
+  async list(db: Queryable, tenantId: string, webhookId: string, page: PageRequest, status?: DeliveryStatus): Promise<Page<DeliveryRow>> {
     const q = db('webhook_deliveries').where({ tenant_id: tenantId, webhook_id: webhookId });
     if (status) q.where({ status });
     return paginate<DeliveryRow>(q, page, (x) => x.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]));
   },
 
-  async findById(db: Executor, tenantId: string, webhookId: string, id: string): Promise<DeliveryRow | null> {
+  async findById(db: Queryable, tenantId: string, webhookId: string, id: string): Promise<DeliveryRow | null> {
     const row = (await db('webhook_deliveries').where({ tenant_id: tenantId, webhook_id: webhookId, id }).first()) as DeliveryRow | undefined;
     return row ?? null;
   },
 
-  async attempts(db: Executor, deliveryId: string): Promise<AttemptRow[]> {
+  async attempts(db: Queryable, deliveryId: string): Promise<AttemptRow[]> {
     return (await db('webhook_attempts').where({ delivery_id: deliveryId }).orderBy('attempt_number', 'asc')) as AttemptRow[];
   },
 
   /** Puts failed deliveries back in the queue with a fresh round of attempts; returns how many. */
-  async requeueFailed(db: Executor, tenantId: string, webhookId: string, range: { ids?: string[]; from?: number; to?: number }, attemptsLeft: number, now: number): Promise<number> {
+  async requeueFailed(db: Queryable, tenantId: string, webhookId: string, range: { ids?: string[]; from?: number; to?: number }, attemptsLeft: number, now: number): Promise<number> {
     const q = db('webhook_deliveries').where({ tenant_id: tenantId, webhook_id: webhookId, status: 'failed' });
     if (range.ids) q.whereIn('id', range.ids);
     if (range.from !== undefined) q.where('created_at', '>=', range.from);

@@ -1,4 +1,4 @@
-import type { Executor } from '../db/create-db.ts';
+import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
 import type { TransformOptions, Transform } from './webhook-payload.ts';
@@ -103,65 +103,65 @@ function toColumns(c: WebhookChanges): Record<string, unknown> {
 }
 
 export const webhookRepository = {
-  async insert(db: Executor, id: string, tenantId: string, values: WebhookChanges & { createdAt: number }): Promise<void> {
+  async insert(db: Queryable, id: string, tenantId: string, values: WebhookChanges & { createdAt: number }): Promise<void> {
     await db('webhooks').insert({ id, tenant_id: tenantId, created_at: values.createdAt, ...toColumns(values) });
   },
 
-  async findById(db: Executor, tenantId: string, id: string): Promise<WebhookRecord | null> {
+  async findById(db: Queryable, tenantId: string, id: string): Promise<WebhookRecord | null> {
     const row = (await db('webhooks').where({ tenant_id: tenantId, id }).first()) as WebhookRow | undefined;
     return row ? toRecord(row) : null;
   },
 
   /** Internal use by the delivery worker, which acts for every tenant. */
-  async findByIds(db: Executor, ids: string[]): Promise<Map<string, WebhookRecord>> {
+  async findByIds(db: Queryable, ids: string[]): Promise<Map<string, WebhookRecord>> {
     if (!ids.length) return new Map();
     const rows = (await db('webhooks').whereIn('id', ids)) as WebhookRow[];
     return new Map(rows.map((r) => [r.id, toRecord(r)]));
   },
 
-  async list(db: Executor, tenantId: string, page: PageRequest): Promise<Page<WebhookRecord>> {
+  async list(db: Queryable, tenantId: string, page: PageRequest): Promise<Page<WebhookRecord>> {
     const result = await paginate<WebhookRow>(db('webhooks').where({ tenant_id: tenantId }), page, (q) => q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]));
     return { rows: result.rows.map(toRecord), total: result.total };
   },
 
-  async countByTenant(db: Executor, tenantId: string): Promise<number> {
+  async countByTenant(db: Queryable, tenantId: string): Promise<number> {
     const row = (await db('webhooks').where({ tenant_id: tenantId }).count({ n: '*' }).first()) as { n: number | string };
     return Number(row.n);
   },
 
-  async activeForTenants(db: Executor, tenantIds: string[]): Promise<WebhookRecord[]> {
+  async activeForTenants(db: Queryable, tenantIds: string[]): Promise<WebhookRecord[]> {
     if (!tenantIds.length) return [];
     const rows = (await db('webhooks').whereIn('tenant_id', tenantIds).where({ active: true })) as WebhookRow[];
     return rows.map(toRecord);
   },
 
-  async update(db: Executor, tenantId: string, id: string, changes: WebhookChanges): Promise<number> {
+  async update(db: Queryable, tenantId: string, id: string, changes: WebhookChanges): Promise<number> {
     return db('webhooks').where({ tenant_id: tenantId, id }).update(toColumns(changes));
   },
 
-  async delete(db: Executor, tenantId: string, id: string): Promise<number> {
+  async delete(db: Queryable, tenantId: string, id: string): Promise<number> {
     return db('webhooks').where({ tenant_id: tenantId, id }).delete();
   },
 
   /** Starts the failure clock if it is not running; returns when the current run of failures began. */
-  async markFailing(db: Executor, id: string, now: number): Promise<number | null> {
+  async markFailing(db: Queryable, id: string, now: number): Promise<number | null> {
     await db('webhooks').where({ id }).whereNull('failing_since').update({ failing_since: now });
     const row = (await db('webhooks').where({ id }).first('failing_since')) as { failing_since: number | string | null } | undefined;
     return row ? num(row.failing_since) : null;
   },
 
-  async clearFailing(db: Executor, id: string): Promise<void> {
+  async clearFailing(db: Queryable, id: string): Promise<void> {
     await db('webhooks').where({ id }).whereNotNull('failing_since').update({ failing_since: null });
   },
 
   /** Disables an active webhook; 1 when this call did it (so only one process raises the alert). */
-  async disable(db: Executor, id: string, reason: string, now: number): Promise<number> {
+  async disable(db: Queryable, id: string, reason: string, now: number): Promise<number> {
     return db('webhooks').where({ id, active: true }).update({ active: false, disabled_reason: reason, disabled_at: now, updated_at: now });
   },
 };
 
 /** Tags of assets (the assets area's `asset_tags` table), for the `asset_tags` filter. */
-export async function tagsOfAssets(db: Executor, tenantId: string, assetIds: string[]): Promise<Map<string, string[]>> {
+export async function tagsOfAssets(db: Queryable, tenantId: string, assetIds: string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>(assetIds.map((id) => [id, []]));
   if (!assetIds.length) return out;
   const rows = (await db('asset_tags').where({ tenant_id: tenantId }).whereIn('asset_id', assetIds).select('asset_id', 'tag')) as Array<{ asset_id: string; tag: string }>;

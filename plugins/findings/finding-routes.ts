@@ -4,7 +4,8 @@ import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { collectionLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf } from '../../core/http/pagination.ts';
-import type { FindingFilters, FindingSort, FindingStatus } from '../../core/findings/finding-repository.ts';
+import type { FindingFilters, FindingSort } from '../../core/findings/finding-repository.ts';
+import type { FindingStatus } from '../../core/domain/finding-status.ts';
 import { findingStats } from '../../core/findings/finding-stats.ts';
 import {
   findingDetailSchema, findingIdParams, findingListItemSchema, findingListQuery, statsSchema, statusPayload, statusResultSchema,

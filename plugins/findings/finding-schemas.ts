@@ -1,8 +1,8 @@
 import Joi from 'joi';
 import { recordId } from '../../core/http/common-schemas.ts';
 import { pageQuery } from '../../core/http/pagination.ts';
-import { FINDING_STATUSES } from '../../core/findings/finding-repository.ts';
-import { SEVERITIES } from '../../core/findings/risk-score.ts';
+import { FINDING_STATUSES } from '../../core/domain/finding-status.ts';
+import { SEVERITIES } from '../../core/domain/severity.ts';
 
 const iso = Joi.string().isoDate();
 const severity = Joi.string().valid(...SEVERITIES);

@@ -8,7 +8,7 @@ import { endpointLimit } from '../../core/rate-limit/rate-limit-settings.ts';
 import type { ScanFilters } from '../../core/scans/scan-repository.ts';
 import { scanRepository } from '../../core/scans/scan-repository.ts';
 import type { ScanInput } from '../../core/scans/scan-service.ts';
-import type { Severity } from '../../core/plugin-api.ts';
+import type { Severity } from '../../core/domain/severity.ts';
 import { toIsoRequired } from '../../core/time.ts';
 import { findingListItemSchema } from '../findings/finding-schemas.ts';
 import {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { normaliseAssetName } from '../../../core/assets/asset-names.ts';
-import type { AssetType } from '../../../core/assets/asset-names.ts';
+import type { AssetType } from '../../../core/domain/asset-type.ts';
 
 const limits = { minPrefixV4: 20, minPrefixV6: 56 };
 const ok = (type: AssetType, raw: string) => normaliseAssetName(type, raw, limits);

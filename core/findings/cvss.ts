@@ -1,3 +1,4 @@
+import type { Severity } from '../domain/severity.ts';
 import { InputError } from '../errors.ts';
 
 /**
@@ -16,8 +17,6 @@ import { InputError } from '../errors.ts';
  * The returned `vector` is the canonical form (spec order: base, temporal,
  * environmental), so equal vectors compare equal as strings.
  */
-
-export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
 
 export interface CvssResult {
   vector: string;

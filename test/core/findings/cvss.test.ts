@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { InputError } from '../../../core/errors.ts';
-import { parseCvss31, roundup, severityOf } from '../../../core/domain/cvss.ts';
+import { parseCvss31, roundup, severityOf } from '../../../core/findings/cvss.ts';
 
 interface Reference {
   vector: string;
