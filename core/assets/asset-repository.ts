@@ -3,7 +3,7 @@ import { dialectOf, type Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { toIso, toIsoRequired } from '../time.ts';
 import type { AssetType } from '../domain/asset-type.ts';
-import type { FindingSummary } from '../findings/risk-score.ts';
+import type { FindingSummary } from '../domain/severity.ts';
 import { whereContains } from '../db/like-pattern.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
 

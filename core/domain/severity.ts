@@ -13,3 +13,6 @@ export const SEVERITY_RANK: Record<Severity, number> = { critical: 4, high: 3, m
 export function severityOfRank(rank: number): Severity {
   return SEVERITIES[4 - rank]!;
 }
+
+/** Counts per severity, e.g. an asset's open findings (`finding_summary`). */
+export type FindingSummary = Record<Severity, number>;

@@ -9,7 +9,7 @@ import { findingRepository, toFindingListItem, toFindingRecord, type FindingFilt
 import type { FindingStatus } from '../domain/finding-status.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';
 import { toIsoRequired } from '../time.ts';
-import { refreshAssetRisk } from '../assets/asset-risk.ts';
+import { refreshAssetRisk } from './asset-risk.ts';
 import { prepareFinding, type FindingInput } from './finding-input.ts';
 
 export interface FindingDetail extends FindingRecord {

@@ -1,6 +1,4 @@
-import type { Severity } from '../domain/severity.ts';
-
-export type FindingSummary = Record<Severity, number>;
+import type { FindingSummary, Severity } from '../domain/severity.ts';
 
 /** Open findings of one asset, grouped: how many of a severity and the sum of their CVSS scores. */
 export interface OpenFindingGroup {

@@ -2,7 +2,7 @@ import type { Server, RequestRoute } from '@hapi/hapi';
 import type Joi from 'joi';
 import joiToJson from 'joi-to-json';
 import { errorSchema } from './error-schema.ts';
-import { routeRateLimit } from '../rate-limit/rate-limit-settings.ts';
+import { routeRateLimit } from './rate-limit-settings.ts';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/create-db.ts';
 import type { Severity } from '../domain/severity.ts';
-import { type FindingSummary } from '../findings/risk-score.ts';
+import type { FindingSummary } from '../domain/severity.ts';
 import { SEVERITY_RANK, severityOfRank } from '../domain/severity.ts';
 import { findingRepository, type FindingRow } from '../findings/finding-repository.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';

@@ -7,7 +7,7 @@ import { findingHistoryRepository } from '../findings/finding-history-repository
 import type { NewFinding } from '../findings/finding-repository.ts';
 import { scanFindingRepository } from './scan-finding-repository.ts';
 import { toJson } from '../db/json.ts';
-import { refreshAssetRisk } from '../assets/asset-risk.ts';
+import { refreshAssetRisk } from '../findings/asset-risk.ts';
 import { parseCvss31 } from '../findings/cvss.ts';
 import type { FindingService } from '../findings/finding-service.ts';
 

@@ -1,7 +1,7 @@
 import { fromJson } from '../db/json.ts';
 import type { ScanRow } from './scan-repository.ts';
 import { toIso, toIsoRequired } from '../time.ts';
-import type { FindingSummary } from '../findings/risk-score.ts';
+import type { FindingSummary } from '../domain/severity.ts';
 
 /** The scan as GET /api/scan/{id} and GET /api/scans show it. */
 export interface ScanView {

@@ -5,7 +5,7 @@ import type { AppContext } from '../../core/app-context.ts';
 import { PayloadTooLargeError } from '../../core/errors.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { dataOf } from '../../core/http/pagination.ts';
-import { endpointLimit } from '../../core/rate-limit/rate-limit-settings.ts';
+import { endpointLimit } from '../../core/http/rate-limit-settings.ts';
 import { importAssets } from '../../core/assets/asset-import.ts';
 import { csvRows, jsonRows, limitBytes } from '../../core/assets/asset-import-sources.ts';
 import { importResultSchema } from './asset-schemas.ts';

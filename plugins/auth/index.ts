@@ -3,7 +3,7 @@ import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { dataOf } from '../../core/http/pagination.ts';
-import { endpointLimit } from '../../core/rate-limit/rate-limit-settings.ts';
+import { endpointLimit } from '../../core/http/rate-limit-settings.ts';
 import { tenantRepository } from '../../core/auth/tenant-repository.ts';
 import { tokenRepository } from '../../core/auth/token-repository.ts';
 

@@ -4,7 +4,7 @@ import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { collectionLastModified, recordLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf } from '../../core/http/pagination.ts';
-import { endpointLimit } from '../../core/rate-limit/rate-limit-settings.ts';
+import { endpointLimit } from '../../core/http/rate-limit-settings.ts';
 import type { ScanFilters } from '../../core/scans/scan-repository.ts';
 import { scanRepository } from '../../core/scans/scan-repository.ts';
 import type { ScanInput } from '../../core/scans/scan-service.ts';

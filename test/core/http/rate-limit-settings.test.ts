@@ -1,6 +1,6 @@
 import Hapi from '@hapi/hapi';
 import test from 'ava';
-import { assertRouteRateLimits, endpointLimit, RATE_LIMIT_EXEMPT } from '../../../core/rate-limit/rate-limit-settings.ts';
+import { assertRouteRateLimits, endpointLimit, RATE_LIMIT_EXEMPT } from '../../../core/http/rate-limit-settings.ts';
 import { createTestApp } from '../../_helpers/harness/test-app.ts';
 
 function serverWith(...limits: unknown[]) {

@@ -1,7 +1,7 @@
 import type { RequestRoute, Server } from '@hapi/hapi';
 import Joi from 'joi';
-import type { RampartRouteSettings } from '../http/auth-scheme.ts';
-import type { LastModifiedSource } from '../http/conditional-get.ts';
+import type { RampartRouteSettings } from './auth-scheme.ts';
+import type { LastModifiedSource } from './conditional-get.ts';
 
 /**
  * A per-endpoint limit, declared by the route itself, on top of the caller's tier budget

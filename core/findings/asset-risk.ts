@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/create-db.ts';
-import { assetRepository } from './asset-repository.ts';
-import { findingRepository } from '../findings/finding-repository.ts';
-import { findingSummary, riskScore } from '../findings/risk-score.ts';
+import { assetRepository } from '../assets/asset-repository.ts';
+import { findingRepository } from './finding-repository.ts';
+import { findingSummary, riskScore } from './risk-score.ts';
 
 /**
  * Recomputes risk_score and finding_summary of these assets from their unresolved

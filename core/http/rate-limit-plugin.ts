@@ -1,11 +1,11 @@
 import type { Plugin, Request, ResponseObject } from '@hapi/hapi';
 import type { Boom } from '@hapi/boom';
-import { rateLimitHeaders, streamSlotHeaders } from './rate-limit-headers.ts';
-import type { Payer } from './rate-limit-policies.ts';
-import { BucketsExhaustedError, StreamSlotsExhaustedError, type RateLimiter } from './rate-limiter.ts';
-import type { BucketView } from './token-bucket.ts';
-import type { Caller } from '../http/auth-scheme.ts';
-import { mayBeNotModified } from '../http/conditional-get.ts';
+import { rateLimitHeaders, streamSlotHeaders } from '../rate-limit/rate-limit-headers.ts';
+import type { Payer } from '../rate-limit/rate-limit-policies.ts';
+import { BucketsExhaustedError, StreamSlotsExhaustedError, type RateLimiter } from '../rate-limit/rate-limiter.ts';
+import type { BucketView } from '../rate-limit/token-bucket.ts';
+import type { Caller } from './auth-scheme.ts';
+import { mayBeNotModified } from './conditional-get.ts';
 import { routeRateLimit, type EndpointRateLimit } from './rate-limit-settings.ts';
 
 interface RequestRate {
