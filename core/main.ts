@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { createApp } from './app.ts';
 import { createLogger } from './logger.ts';
 import { PluginLoadError } from './plugins/load-plugins.ts';
-import { ROLES, type Role } from './scans/scan-runtime.ts';
+import { ROLES, type Role } from './work/roles.ts';
 
 /** `--role api|worker|scheduler|all` (repeatable or comma-separated; default all). */
 export function rolesFrom(argv: readonly string[]): Role[] {
