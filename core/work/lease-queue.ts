@@ -40,22 +40,19 @@ export class LeaseQueue {
     const want = o.limit ?? 1;
     // With a per-key limit each claim is checked on its own: a batch could overrun a key by itself.
     const step = this.spec.perKey ? 1 : want;
-    const ids: string[] = [];
-    while (ids.length < want) {
-      const got = await this.#claimStep(db, o, Math.min(step, want - ids.length));
-      ids.push(...got);
-      if (got.length < step) break;
+    // A set: on SQLite the rows are read back by token, which also returns this call's earlier steps.
+    const ids = new Set<string>();
+    while (ids.size < want) {
+      const before = ids.size;
+      for (const pass of this.#passes) {
+        const limit = Math.min(step, want - before) - (ids.size - before);
+        if (limit <= 0) break;
+        const got = dialectOf(db) === 'sqlite' ? await this.#claimSqlite(db, pass, o, limit) : await this.#claimLocking(db, pass, o, limit);
+        for (const id of got) ids.add(id);
+      }
+      if (ids.size - before < step) break;
     }
-    return ids;
-  }
-
-  async #claimStep(db: Queryable, o: ClaimOptions, limit: number): Promise<string[]> {
-    const ids: string[] = [];
-    for (const pass of this.#passes) {
-      if (ids.length >= limit) break;
-      ids.push(...(dialectOf(db) === 'sqlite' ? await this.#claimSqlite(db, pass, o, limit - ids.length) : await this.#claimLocking(db, pass, o, limit - ids.length)));
-    }
-    return ids;
+    return [...ids];
   }
 
   #candidates(db: Queryable, pass: ClaimPass, now: number, limit: number): Knex.QueryBuilder {
