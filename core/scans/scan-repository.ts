@@ -122,6 +122,12 @@ export const scanRepository = {
     return ((await db('scans').where({ id }).first()) as ScanRow | undefined) ?? null;
   },
 
+  /** When the scan's last scan.progress event was emitted (0: never). */
+  async progressEmittedAt(db: Queryable, id: string): Promise<number> {
+    const row = (await db('scans').where({ id }).first('progress_emitted_at')) as { progress_emitted_at: number | string } | undefined;
+    return Number(row?.progress_emitted_at ?? 0);
+  },
+
   async statusOf(db: Queryable, id: string): Promise<ScanStatus | null> {
     const row = (await db('scans').where({ id }).first('status')) as { status: ScanStatus } | undefined;
     return row?.status ?? null;

@@ -181,8 +181,7 @@ async function recordAttempt(deps: ScanRunnerDeps, row: ScanRow, token: string, 
     const { summary, total } = await scanFindingRepository.summary(trx, row.id);
     await scanRepository.update(trx, row.id, { finding_summary: toJson(summary), finding_count: total, checks_done: await scanCheckRepository.finishedCount(trx, row.id), updated_at: now });
     const view = progressOf(state, averages, deps.config.pool.checkConcurrency);
-    const current = (await trx('scans').where({ id: row.id }).first('progress_emitted_at')) as { progress_emitted_at: number } | undefined;
-    const emitNow = now - Number(current?.progress_emitted_at ?? 0) >= deps.config.progressIntervalMs;
+    const emitNow = now - (await scanRepository.progressEmittedAt(trx, row.id)) >= deps.config.progressIntervalMs;
     const changes: Record<string, unknown> = { progress: view.progress, current_phase: view.currentPhase, eta_seconds: view.etaSeconds };
     if (emitNow) changes.progress_emitted_at = now;
     if (await scanRepository.updateRunning(trx, row.id, token, changes)) {
