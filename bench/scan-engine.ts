@@ -139,7 +139,7 @@ async function endToEnd(): Promise<{ engine: string; lines: string[] }> {
     }
     const queueMs = performance.now() - queuedAt;
     const started = performance.now();
-    await t0.ctx.scans.start(['worker']);
+    await t0.ctx.background.scans.start(['worker']);
     for (;;) {
       const left = Number(((await t0.ctx.db('scans').whereIn('status', ['queued', 'running']).count({ n: '*' }).first()) as { n: number }).n);
       if (!left) break;

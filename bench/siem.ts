@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   let frameBytes = 0;
   try {
     const tenant = await app.ctx.services.admin.createTenant({ name: 'bench', tier: 'enterprise' });
-    const record = await app.ctx.siem.service.create(tenant.id, {
+    const record = await app.ctx.services.siem.create(tenant.id, {
       host: '127.0.0.1', port: receiver.port, protocol: 'tcp_tls', format: 'cef', events: ['finding.new'], tls: { ca: ca.certPem, server_name: 'localhost' },
     });
     // Backlog first, forwarder not yet running: measures the pipeline, not the publisher.
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
       });
     }
     const started = performance.now();
-    await app.ctx.siem.start();
+    await app.ctx.background.siem.start();
     await receiver.waitFor((f) => f.length >= N, 600000);
     rampartSeconds = (performance.now() - started) / 1000;
     if (receiver.errors.length) throw new Error(`receiver errors: ${receiver.errors.slice(0, 3).join('; ')}`);

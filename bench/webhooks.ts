@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const app = await createApp(config);
   const ctx = app.ctx;
   const tenant = await ctx.services.admin.createTenant({ name: 'bench', tier: 'enterprise' });
-  await ctx.webhooks.webhooks.create(tenant.id, { name: 'bench', url: `${receiver.origin}/hook`, events: ['finding.new'], secret: SECRET });
+  await ctx.services.webhooks.create(tenant.id, { name: 'bench', url: `${receiver.origin}/hook`, events: ['finding.new'], secret: SECRET });
   const data = (i: number) => ({
     finding_id: `fnd_${String(i).padStart(26, '0')}`, title: 'TLS 1.0 enabled', severity: 'medium', cvss: 5.3,
     asset: { id: 'ast_00000000000000000000000000', name: 'shop.example.com', type: 'domain' }, scan_id: 'scn_00000000000000000000000000',

@@ -2,11 +2,12 @@ import type { Config } from '../config/load-config.ts';
 import type { Db } from './db/create-db.ts';
 import type { EventBus } from './events/event-bus.ts';
 import type { StreamHub } from './stream/stream-hub.ts';
-import type { SiemRuntime } from './siem/siem-runtime.ts';
 import type { Outbox } from './events/outbox.ts';
 import type { Logger } from './logger.ts';
+import type { OutboundHttpClient } from './outbound/http-client.ts';
 import type { PluginRegistry } from './plugins/plugin-registry.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
+import type { SecretBox } from './secrets/secret-box.ts';
 import type { AdminService } from './auth/admin-service.ts';
 import type { AuthService } from './auth/auth-service.ts';
 import type { ExportService } from './exports/export-service.ts';
@@ -15,10 +16,47 @@ import type { RetentionSweeper } from './retention/retention-sweeper.ts';
 import type { AssetService } from './assets/asset-service.ts';
 import type { AssetVerificationService } from './assets/asset-verification.ts';
 import type { FindingService } from './findings/finding-service.ts';
-import type { WebhookRuntime } from './webhooks/webhook-runtime.ts';
-import type { ScanRuntime } from './scans/scan-runtime.ts';
+import type { ScanService } from './scans/scan-service.ts';
+import type { ScheduleService } from './scans/schedule-service.ts';
+import type { ScanBackground } from './scans/scan-runtime.ts';
+import type { SiemService } from './siem/siem-service.ts';
+import type { SiemForwarding } from './siem/siem-forwarding.ts';
+import type { WebhookService } from './webhooks/webhook-service.ts';
+import type { WebhookDeliveryService } from './webhooks/webhook-delivery-service.ts';
+import type { WebhookBackground } from './webhooks/webhook-runtime.ts';
+import type { BackgroundRegistry } from './work/background-registry.ts';
 
-/** What route plugins and background roles are given: config, storage, services. */
+/** Every service the routes call, one level deep: `ctx.services.<name>`. */
+export interface AppServices {
+  admin: AdminService;
+  auth: AuthService;
+  assets: AssetService;
+  assetVerification: AssetVerificationService;
+  findings: FindingService;
+  exports: ExportService;
+  scans: ScanService;
+  schedules: ScheduleService;
+  webhooks: WebhookService;
+  deliveries: WebhookDeliveryService;
+  siem: SiemService;
+}
+
+/** The background services (all in `registry`, which starts them by role), and handles on the ones tests and benchmarks drive. */
+export interface AppBackground {
+  registry: BackgroundRegistry;
+  /** Background finding exports; deletes expired export files. */
+  exports: ExportWorker;
+  /** Deletes old events, webhook deliveries and scan callbacks. */
+  retention: RetentionSweeper;
+  /** The outbox consumer creating webhook deliveries, and the delivery worker. */
+  webhooks: WebhookBackground;
+  /** One syslog forwarder per active SIEM integration. */
+  siem: SiemForwarding;
+  /** The scan worker with its check pool and callbacks (worker role), the scheduler (scheduler role). */
+  scans: ScanBackground;
+}
+
+/** What route plugins and background roles are given: process-wide pieces at the top, services, background. */
 export interface AppContext {
   config: Config;
   db: Db;
@@ -26,28 +64,16 @@ export interface AppContext {
   bus: EventBus;
   outbox: Outbox;
   plugins: PluginRegistry;
-  services: {
-    admin: AdminService;
-    auth: AuthService;
-    assets: AssetService;
-    assetVerification: AssetVerificationService;
-    findings: FindingService;
-    exports: ExportService;
-  };
-  /** Runs background finding exports and deletes expired export files. */
-  exportWorker: ExportWorker;
-  /** Deletes old events, webhook deliveries and scan callbacks (worker role). */
-  retention: RetentionSweeper;
-  /** Outbound HTTP client, secret box, webhook services and their background workers. */
-  webhooks: WebhookRuntime;
-  /** The one events-table reader feeding every open SSE stream of this process. */
-  streamHub: StreamHub;
-  /** SIEM integrations (service) and their syslog forwarders (background). */
-  siem: SiemRuntime;
+  /** The one outbound HTTP client (SSRF rules) for webhooks, scan callbacks and checks of callback URLs. */
+  outbound: OutboundHttpClient;
+  /** Seals webhook, callback and SIEM secrets at rest. */
+  secretBox: SecretBox;
   /** Tier and per-endpoint token buckets, stream connection slots (memory or Redis). */
   rateLimiter: RateLimiter;
-  /** Scans and schedules (API), the scan worker with its check pool, the scheduler. */
-  scans: ScanRuntime;
+  /** The one events-table reader feeding every open SSE stream of this process (api role). */
+  streamHub: StreamHub;
+  services: AppServices;
+  background: AppBackground;
   version: string;
   startedAt: number;
 }

@@ -18,43 +18,63 @@ import { bootstrap } from './auth/bootstrap.ts';
 import { ExportService } from './exports/export-service.ts';
 import { RetentionSweeper } from './retention/retention-sweeper.ts';
 import { ExportWorker } from './exports/export-worker.ts';
+import { OutboundHttpClient } from './outbound/http-client.ts';
+import { SecretBox } from './secrets/secret-box.ts';
 import { createWebhookRuntime } from './webhooks/webhook-runtime.ts';
-import { createScanRuntime, ROLES, type Role } from './scans/scan-runtime.ts';
+import { createScanRuntime } from './scans/scan-runtime.ts';
 import { createServer } from './server.ts';
 import { VERSION } from './version.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.ts';
+import { BackgroundRegistry } from './work/background-registry.ts';
+import { ROLES, type Role } from './work/roles.ts';
 
 export interface App {
   ctx: AppContext;
   server: Server;
-  /** Starts listening. */
+  /** Starts listening (api role) and the background services of the process's roles. */
   start(): Promise<void>;
-  /** Stops accepting requests, lets in-flight ones finish (bounded), closes the database. */
+  /** Stops accepting requests, lets in-flight ones finish (bounded), stops the background, closes the database. */
   stop(): Promise<void>;
 }
 
 /**
- * Wires one Rampart process: database (migrated), plugins, services, first-start
- * bootstrap and the HTTP server. Nothing listens until `start()`. `rateLimitClock`
- * lets tests move the rate limiter's time by hand.
+ * Wires one Rampart process: database (migrated), plugins, the process-wide pieces
+ * (outbound HTTP client, secret box, outbox), services, the background registry,
+ * first-start bootstrap and the HTTP server. Nothing listens until `start()`.
+ * `rateLimitClock` lets tests move the rate limiter's time by hand.
  */
 export async function createApp(config: Config, options: { logger?: Logger; rateLimitClock?: () => number; roles?: readonly Role[] } = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.log.level);
   const db = createDb(config.database.url);
   let rateLimiter: RateLimiter | undefined;
+  let outbound: OutboundHttpClient | undefined;
   try {
     const applied = await migrateLatest(db);
     if (applied.length) logger.info({ migrations: applied }, 'database migrated');
     const plugins = await loadPlugins(config.plugins);
     const bus = new EventBus();
-    const admin = new AdminService(db, config.auth.scrypt);
     const outbox = new Outbox(db, bus);
+    outbound = new OutboundHttpClient({ ...config.outbound, userAgent: `Rampart/${VERSION}` });
+    const secretBox = SecretBox.fromConfig(config.secrets, logger);
+    const admin = new AdminService(db, config.auth.scrypt);
     const exportService = new ExportService(db, config.exports, logger);
     const exportWorker = new ExportWorker(db, exportService, config.exports, logger);
     exportService.onQueued = () => exportWorker.wake();
     rateLimiter = await createRateLimiter(config, logger, { clock: options.rateLimitClock });
-    const webhooks = createWebhookRuntime({ config, db, bus, outbox, logger });
-    const findingService = new FindingService(db, outbox);
+    const findings = new FindingService(db, outbox);
+    const webhooks = createWebhookRuntime({ config, db, bus, outbox, logger, outbound, secretBox });
+    const siem = createSiemRuntime({ config, db, bus, outbox, logger, plugins, secretBox });
+    const scans = createScanRuntime({ config, db, outbox, plugins, logger, findings, outbound, secretBox });
+    const streamHub = new StreamHub({ db, bus, logger, pollIntervalMs: config.events.pollIntervalMs, gapGraceMs: config.events.gapGraceMs });
+    const retention = new RetentionSweeper(db, config.retention, logger);
+    // Start order; the registry stops them in reverse.
+    const registry = new BackgroundRegistry()
+      .register({ name: 'stream-hub', roles: ['api'], start: () => streamHub.start(), stop: () => streamHub.stop() })
+      .register(webhooks.background)
+      .register({ name: 'siem', roles: ['worker'], start: () => siem.forwarding.start(), stop: () => siem.forwarding.stop() })
+      .register({ name: 'exports', roles: ['worker'], start: () => exportWorker.start(), stop: () => exportWorker.stop() })
+      .register({ name: 'retention', roles: ['worker'], start: () => retention.start(), stop: () => retention.stop() });
+    for (const service of scans.background.services()) registry.register(service);
     const roles = options.roles ?? ROLES;
     const ctx: AppContext = {
       config,
@@ -63,21 +83,24 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
       bus,
       outbox,
       plugins,
+      outbound,
+      secretBox,
+      rateLimiter,
+      streamHub,
       services: {
         admin,
         auth: new AuthService(db, admin, config.auth.scrypt, config.auth.loginTokenTtlSeconds),
         assets: new AssetService(db, outbox, config.assets.network),
         assetVerification: new AssetVerificationService(db, outbox, config.verification),
-        findings: findingService,
+        findings,
         exports: exportService,
+        scans: scans.scans,
+        schedules: scans.schedules,
+        webhooks: webhooks.webhooks,
+        deliveries: webhooks.deliveries,
+        siem: siem.service,
       },
-      exportWorker,
-      retention: new RetentionSweeper(db, config.retention, logger),
-      webhooks,
-      streamHub: new StreamHub({ db, bus, logger, pollIntervalMs: config.events.pollIntervalMs, gapGraceMs: config.events.gapGraceMs }),
-      siem: createSiemRuntime({ config, db, bus, outbox, logger, plugins, box: webhooks.secretBox }),
-      rateLimiter,
-      scans: createScanRuntime({ config, db, outbox, plugins, logger, findings: findingService, webhooks }),
+      background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background },
       version: VERSION,
       startedAt: Date.now(),
     };
@@ -89,35 +112,23 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
       server,
       async start() {
         // Roles (`--role`): api serves HTTP and the live stream; worker runs queued work; scheduler fires cron schedules.
-        if (roles.includes('api')) {
-          await server.start();
-          await ctx.streamHub.start();
-        }
-        if (roles.includes('worker')) {
-          await ctx.webhooks.start();
-          await ctx.siem.start();
-          ctx.exportWorker.start();
-          ctx.retention.start();
-        }
-        await ctx.scans.start(roles);
+        if (roles.includes('api')) await server.start();
+        await registry.start(roles);
         logger.info({ url: roles.includes('api') ? server.info.uri : null, roles, version: VERSION, plugins: plugins.list().map((p) => p.plugin.name) }, roles.includes('api') ? 'Rampart listening' : 'Rampart started');
       },
       async stop() {
         if (stopped) return;
         stopped = true;
         await server.stop({ timeout: config.server.shutdownTimeoutMs });
-        await ctx.scans.stop();
+        await registry.stop();
         await ctx.rateLimiter.close();
-        await ctx.webhooks.stop();
-        await ctx.streamHub.stop();
-        await ctx.siem.stop();
-        await ctx.exportWorker.stop();
-        await ctx.retention.stop();
+        await ctx.outbound.close();
         await db.destroy();
       },
     };
   } catch (err) {
     await rateLimiter?.close();
+    await outbound?.close();
     await db.destroy();
     throw err;
   }

@@ -2,7 +2,8 @@ import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { createApp } from './app.ts';
 import { createLogger } from './logger.ts';
 import { PluginLoadError } from './plugins/load-plugins.ts';
-import { ROLES, type Role } from './scans/scan-runtime.ts';
+import { ROLES, type Role } from './work/roles.ts';
+import { coerceError, errorMessage } from './work/coerce-error.ts';
 
 /** `--role api|worker|scheduler|all` (repeatable or comma-separated; default all). */
 export function rolesFrom(argv: readonly string[]): Role[] {
@@ -42,7 +43,8 @@ async function main(): Promise<void> {
     await app.start();
   } catch (err) {
     const known = err instanceof PluginLoadError;
-    logger.fatal({ err: known ? undefined : { message: (err as Error).message, stack: (err as Error).stack } }, known ? (err as Error).message : 'start-up failed');
+    const { message, stack } = coerceError(err);
+    logger.fatal({ err: known ? undefined : { message, stack } }, known ? message : 'start-up failed');
     await app?.stop().catch(() => undefined);
     process.exit(1);
   }
@@ -54,8 +56,8 @@ async function main(): Promise<void> {
     app
       .stop()
       .then(() => process.exit(0))
-      .catch((err: Error) => {
-        logger.error({ err: err.message }, 'shutdown failed');
+      .catch((err: unknown) => {
+        logger.error({ err: errorMessage(err) }, 'shutdown failed');
         process.exit(1);
       });
   };

@@ -4,7 +4,8 @@ import knexPkg from 'knex';
 import type { Knex } from 'knex';
 
 export type Db = Knex;
-export type Queryable = Knex | Knex.Transaction;
+export type Transaction = Knex.Transaction;
+export type Queryable = Knex | Transaction;
 export type Dialect = 'sqlite' | 'mysql';
 
 /** Which engine a knex instance talks to; the few dialect differences branch on this. */

@@ -1,11 +1,13 @@
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/create-db.ts';
 import type { Logger } from '../logger.ts';
 import type { PlatformEvent } from '../plugin-api.ts';
 import { PollLoop } from '../work/poll-loop.ts';
+import { INSTANCE_ID } from '../work/instance-id.ts';
 import type { EventBus } from './event-bus.ts';
 import { eventRepository, type ReadFilter } from './event-repository.ts';
+import { eventCursorRepository as cursors } from './event-cursor-repository.ts';
+
+export { INSTANCE_ID };
 
 export interface EventConsumerOptions {
   /** Unique, stable name: the cursor is stored under it (e.g. `webhooks`, `siem:<id>`). */
@@ -23,9 +25,6 @@ export interface EventConsumerOptions {
   /** Where a consumer seen for the first time starts: at the oldest event or after the newest. */
   startAt?: 'beginning' | 'end';
 }
-
-/** Identifies this process in lease columns. */
-export const INSTANCE_ID = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
 /**
  * Reads the outbox from its own durable cursor. A lease on the cursor row means one
@@ -50,10 +49,7 @@ export class EventConsumer {
   async start(): Promise<void> {
     const { db, name } = this.#o;
     const first = this.#o.startAt === 'end' ? await eventRepository.latestId(db) : 0;
-    await db('event_cursors')
-      .insert({ consumer: name, last_event_id: first, locked_by: null, locked_until: 0, updated_at: Date.now() })
-      .onConflict('consumer')
-      .ignore();
+    await cursors.ensure(db, name, first, Date.now());
     this.#unsubscribe = this.#o.bus.subscribe(() => this.#loop.wake());
     this.#loop.start();
   }
@@ -61,7 +57,7 @@ export class EventConsumer {
   async stop(): Promise<void> {
     this.#unsubscribe?.();
     await this.#loop.stop();
-    await this.#o.db('event_cursors').where({ consumer: this.#o.name, locked_by: INSTANCE_ID }).update({ locked_by: null, locked_until: 0 });
+    await cursors.release(this.#o.db, this.#o.name, INSTANCE_ID);
   }
 
   /** Processes everything available now; returns how many events were handled. */
@@ -74,16 +70,9 @@ export class EventConsumer {
     }
   }
 
-  async #claim(): Promise<number | null> {
+  #claim(): Promise<number | null> {
     const { db, name, leaseMs } = this.#o;
-    const now = Date.now();
-    const claimed = await db('event_cursors')
-      .where({ consumer: name })
-      .andWhere((q) => q.where({ locked_by: INSTANCE_ID }).orWhere('locked_until', '<', now))
-      .update({ locked_by: INSTANCE_ID, locked_until: now + leaseMs });
-    if (!claimed) return null;
-    const row = (await db('event_cursors').where({ consumer: name }).first('last_event_id')) as { last_event_id: number | string };
-    return Number(row.last_event_id);
+    return cursors.acquire(db, name, INSTANCE_ID, Date.now(), leaseMs);
   }
 
   /** One batch: null when there was nothing to do (or another process holds the lease). */
@@ -94,7 +83,7 @@ export class EventConsumer {
     const { events, lastSeenId } = await eventRepository.readAfter(db, cursor, batchSize, gapGraceMs, filter);
     if (lastSeenId === cursor) return null;
     if (events.length) await this.#o.handle(events);
-    await db('event_cursors').where({ consumer: name, locked_by: INSTANCE_ID }).update({ last_event_id: lastSeenId, updated_at: Date.now() });
+    await cursors.advance(db, name, INSTANCE_ID, lastSeenId, Date.now());
     return events.length;
   }
 }

@@ -1,11 +1,10 @@
-import type { Knex } from 'knex';
-import type { Db } from '../db/create-db.ts';
+import type { Db, Transaction } from '../db/create-db.ts';
 import type { EventBus } from './event-bus.ts';
 import { eventRepository, type NewEvent } from './event-repository.ts';
 
 /** A unit of work: the transaction plus `emit`, which appends to the outbox inside it. */
 export interface UnitOfWork {
-  trx: Knex.Transaction;
+  trx: Transaction;
   /** Appends an event in this transaction; it exists for consumers only if the transaction commits. */
   emit(event: NewEvent): Promise<number>;
   /** Appends several events in this transaction with multi-row inserts. */

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
+import { LeaseQueue } from '../work/lease-queue.ts';
 import type { ExportFormat } from './export-formats.ts';
 import type { ExportFilters } from './finding-export-repository.ts';
 
@@ -42,6 +43,16 @@ function toJob(r: ExportRow): ExportJob {
   };
 }
 
+/** Queued exports by age; a running one whose lease lapsed (its worker died) takes its turn by age too. */
+const exportQueue = new LeaseQueue({
+  table: 'finding_exports',
+  ready: { status: 'queued' },
+  held: { status: 'running' },
+  reclaim: 'inOrder',
+  order: [{ column: 'created_at', order: 'asc' }],
+  onClaim: (_db, now) => ({ status: 'running', started_at: now, updated_at: now }),
+});
+
 export const exportRepository = {
   async insert(db: Queryable, job: { id: string; tenantId: string; format: ExportFormat; filters: ExportFilters; totalRows: number; requestedBy: string | null; now: number }): Promise<void> {
     await db('finding_exports').insert({
@@ -61,49 +72,31 @@ export const exportRepository = {
     return Number(row?.n ?? 0);
   },
 
-  /**
-   * Claims the oldest queued export, or a running one whose lease ran out (its worker
-   * died), with a conditional UPDATE: two workers never get the same job.
-   */
-  async claim(db: Queryable, workerId: string, now: number, leaseMs: number): Promise<ExportJob | null> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const candidate = (await db('finding_exports')
-        .where((w) => w.where('status', 'queued').orWhere((r) => r.where('status', 'running').where('locked_until', '<', now)))
-        .orderBy('created_at', 'asc')
-        .first('id', 'status', 'locked_until')) as { id: string; status: ExportStatus; locked_until: number | string } | undefined;
-      if (!candidate) return null;
-      const claimed = await db('finding_exports')
-        .where({ id: candidate.id, status: candidate.status, locked_until: Number(candidate.locked_until) })
-        .update({ status: 'running', locked_by: workerId, locked_until: now + leaseMs, started_at: now, updated_at: now });
-      if (claimed === 1) {
-        const row = (await db('finding_exports').where({ id: candidate.id }).first()) as ExportRow;
-        return toJob(row);
-      }
-    }
-    return null;
+  /** Claims the oldest queued export, or a running one whose lease ran out, for the claim's `token`. */
+  async claim(db: Queryable, token: string, now: number, leaseMs: number): Promise<ExportJob | null> {
+    const [id] = await exportQueue.claim(db, { token, now, leaseMs });
+    if (!id) return null;
+    return toJob((await db('finding_exports').where({ id }).first()) as ExportRow);
   },
 
-  async renewLease(db: Queryable, id: string, workerId: string, until: number): Promise<boolean> {
-    return (await db('finding_exports').where({ id, locked_by: workerId, status: 'running' }).update({ locked_until: until })) === 1;
+  async renewLease(db: Queryable, id: string, token: string, until: number): Promise<boolean> {
+    return exportQueue.renew(db, id, token, until);
   },
 
-  async complete(db: Queryable, id: string, workerId: string, result: { rowCount: number; sizeBytes: number; fileName: string; now: number; expiresAt: number }): Promise<boolean> {
-    const updated = await db('finding_exports').where({ id, locked_by: workerId, status: 'running' }).update({
+  async complete(db: Queryable, id: string, token: string, result: { rowCount: number; sizeBytes: number; fileName: string; now: number; expiresAt: number }): Promise<boolean> {
+    return exportQueue.finish(db, id, token, {
       status: 'completed', row_count: result.rowCount, size_bytes: result.sizeBytes, file_name: result.fileName,
-      completed_at: result.now, expires_at: result.expiresAt, updated_at: result.now, locked_by: null, locked_until: 0,
+      completed_at: result.now, expires_at: result.expiresAt, updated_at: result.now,
     });
-    return updated === 1;
   },
 
-  async fail(db: Queryable, id: string, workerId: string, error: string, now: number): Promise<void> {
-    await db('finding_exports').where({ id, locked_by: workerId, status: 'running' }).update({
-      status: 'failed', error: error.slice(0, 500), completed_at: now, updated_at: now, locked_by: null, locked_until: 0,
-    });
+  async fail(db: Queryable, id: string, token: string, error: string, now: number): Promise<void> {
+    await exportQueue.finish(db, id, token, { status: 'failed', error: error.slice(0, 500), completed_at: now, updated_at: now });
   },
 
   /** Gives a job back to the queue (its worker is shutting down). */
-  async requeue(db: Queryable, id: string, workerId: string, now: number): Promise<void> {
-    await db('finding_exports').where({ id, locked_by: workerId, status: 'running' }).update({ status: 'queued', locked_by: null, locked_until: 0, started_at: null, updated_at: now });
+  async requeue(db: Queryable, id: string, token: string, now: number): Promise<void> {
+    await exportQueue.release(db, id, token, { status: 'queued', started_at: null, updated_at: now });
   },
 
   /** Completed exports past their expiry: their files are due for deletion. */

@@ -1,106 +1,89 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { ExportsConfig } from '../../config/exports-config.ts';
 import type { Db } from '../db/create-db.ts';
 import type { Logger } from '../logger.ts';
-import { exportRepository } from './export-repository.ts';
+import { errorMessage } from '../work/coerce-error.ts';
+import { claimToken } from '../work/instance-id.ts';
+import { PollLoop } from '../work/poll-loop.ts';
+import { exportRepository, type ExportJob } from './export-repository.ts';
 import type { ExportService } from './export-service.ts';
 
 /**
  * Runs background exports one at a time per process: polls for queued jobs (and is
  * woken when one is created), renews the job's lease while it writes, and sweeps
- * expired files. Several processes can run it: the claim is a conditional UPDATE and
+ * expired files. Several processes can run it: each claim has its own lease token and
  * a job whose worker died is taken over once its lease lapses. `stop()` aborts the
  * job in progress and puts it back in the queue.
  */
 export class ExportWorker {
-  readonly id = `exports-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = true;
-  private busy: Promise<void> | null = null;
-  private abort: AbortController | null = null;
-  private lastSweep = 0;
+  readonly #loop: PollLoop;
+  #abort: AbortController | null = null;
+  #lastSweep = 0;
 
   constructor(
     private readonly db: Db,
     private readonly service: ExportService,
     private readonly config: ExportsConfig,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.#loop = new PollLoop({
+      round: () => this.#round(),
+      intervalMs: config.pollIntervalMs,
+      onError: (err) => logger.error({ err: { message: err.message } }, 'export worker error'),
+    });
+  }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(0);
+    this.#loop.start();
   }
 
   /** Looks for work now instead of at the next poll. */
   wake(): void {
-    if (!this.stopped && !this.busy) this.schedule(0);
+    this.#loop.wake();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.abort?.abort();
-    await this.busy;
+    const stopping = this.#loop.stop();
+    this.#abort?.abort();
+    await stopping;
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      if (this.busy) return;
-      this.busy = this.tick().finally(() => {
-        this.busy = null;
-        this.schedule(this.config.pollIntervalMs);
-      });
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    try {
-      if (Date.now() - this.lastSweep >= this.config.sweepIntervalMs) {
-        this.lastSweep = Date.now();
-        const removed = await this.service.sweepExpired();
-        if (removed) this.logger.info({ removed }, 'expired exports deleted');
-      }
-      while (!this.stopped) {
-        const job = await exportRepository.claim(this.db, this.id, Date.now(), this.config.leaseMs);
-        if (!job) return;
-        await this.runOne(job);
-      }
-    } catch (err) {
-      this.logger.error({ err: { message: (err as Error).message } }, 'export worker error');
+  async #round(): Promise<void> {
+    if (Date.now() - this.#lastSweep >= this.config.sweepIntervalMs) {
+      this.#lastSweep = Date.now();
+      const removed = await this.service.sweepExpired();
+      if (removed) this.logger.info({ removed }, 'expired exports deleted');
+    }
+    while (this.#loop.running) {
+      const token = claimToken('e');
+      const job = await exportRepository.claim(this.db, token, Date.now(), this.config.leaseMs);
+      if (!job) return;
+      await this.#runOne(job, token);
     }
   }
 
-  private async runOne(job: NonNullable<Awaited<ReturnType<typeof exportRepository.claim>>>): Promise<void> {
+  async #runOne(job: ExportJob, token: string): Promise<void> {
     const abort = new AbortController();
-    this.abort = abort;
+    this.#abort = abort;
     const renew = setInterval(() => {
       exportRepository
-        .renewLease(this.db, job.id, this.id, Date.now() + this.config.leaseMs)
+        .renewLease(this.db, job.id, token, Date.now() + this.config.leaseMs)
         .then((held) => {
           if (!held) abort.abort();
         })
         .catch(() => {});
     }, Math.max(500, Math.floor(this.config.leaseMs / 3)));
     try {
-      await this.service.run(job, this.id, abort.signal);
+      await this.service.run(job, token, abort.signal);
     } catch (err) {
       // Shutting down: give the job back. Lease lost: another worker owns it now.
-      if (this.stopped) await exportRepository.requeue(this.db, job.id, this.id, Date.now());
+      if (!this.#loop.running) await exportRepository.requeue(this.db, job.id, token, Date.now());
       else if (!abort.signal.aborted) {
-        this.logger.error({ err: { message: (err as Error).message }, export_id: job.id }, 'export job failed');
-        await exportRepository.fail(this.db, job.id, this.id, 'The export could not be written.', Date.now());
+        this.logger.error({ err: { message: errorMessage(err) }, export_id: job.id }, 'export job failed');
+        await exportRepository.fail(this.db, job.id, token, 'The export could not be written.', Date.now());
       }
     } finally {
       clearInterval(renew);
-      this.abort = null;
+      this.#abort = null;
     }
   }
 }

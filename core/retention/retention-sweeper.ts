@@ -1,7 +1,9 @@
 import type { RetentionConfig } from '../../config/retention-config.ts';
-import type { Db, Queryable } from '../db/create-db.ts';
+import type { Db } from '../db/create-db.ts';
+import { eventCursorRepository } from '../events/event-cursor-repository.ts';
 import type { Logger } from '../logger.ts';
 import { PollLoop } from '../work/poll-loop.ts';
+import { retentionRepository as repo } from './retention-repository.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -11,17 +13,13 @@ export interface SweepResult {
   scanCallbacks: number;
 }
 
-/**
- * Deletes rows `ids` picks, one batch per statement until none are left. Ids are read
- * first because MariaDB refuses LIMIT inside an IN subquery and SQLite has no
- * DELETE … LIMIT; short statements keep locks short on a busy database.
- */
-async function deleteInBatches(db: Queryable, table: string, key: string, ids: (limit: number) => Promise<Array<string | number>>, batchSize: number): Promise<number> {
+/** Deletes what `ids` picks, one batch per statement, until none are left. */
+async function deleteInBatches(ids: (limit: number) => Promise<Array<string | number>>, remove: (batch: Array<string | number>) => Promise<number>, batchSize: number): Promise<number> {
   let total = 0;
   for (;;) {
     const batch = await ids(batchSize);
     if (!batch.length) return total;
-    total += await db(table).whereIn(key, batch).delete();
+    total += await remove(batch);
     if (batch.length < batchSize) return total;
   }
 }
@@ -68,10 +66,10 @@ export class RetentionSweeper {
     const { db, config } = this;
     return {
       events: await this.#sweepEvents(now - config.eventsDays * DAY_MS),
-      webhookDeliveries: await deleteInBatches(db, 'webhook_deliveries', 'id', async (limit) =>
-        (await db('webhook_deliveries').whereIn('status', ['delivered', 'failed']).where('created_at', '<', now - config.webhookDeliveriesDays * DAY_MS).limit(limit).pluck('id')) as string[], config.batchSize),
-      scanCallbacks: await deleteInBatches(db, 'scan_callbacks', 'scan_id', async (limit) =>
-        (await db('scan_callbacks').whereIn('status', ['delivered', 'failed']).where('updated_at', '<', now - config.scanCallbacksDays * DAY_MS).limit(limit).pluck('scan_id')) as string[], config.batchSize),
+      webhookDeliveries: await deleteInBatches(
+        (limit) => repo.finishedDeliveryIds(db, now - config.webhookDeliveriesDays * DAY_MS, limit), (ids) => repo.deleteDeliveries(db, ids), config.batchSize),
+      scanCallbacks: await deleteInBatches(
+        (limit) => repo.finishedCallbackIds(db, now - config.scanCallbacksDays * DAY_MS, limit), (ids) => repo.deleteCallbacks(db, ids), config.batchSize),
     };
   }
 
@@ -79,15 +77,7 @@ export class RetentionSweeper {
     const { db, config } = this;
     // Active: moved within the retention, or leased by a running process (a consumer whose
     // handler keeps failing holds its lease without moving: its backlog must survive).
-    const held = (await db('event_cursors')
-      .where((q) => q.where('updated_at', '>=', cutoff).orWhere('locked_until', '>=', Date.now()))
-      .min({ id: 'last_event_id' })
-      .first()) as { id: number | string | null } | undefined;
-    const readBy = held?.id === null || held?.id === undefined ? null : Number(held.id);
-    return deleteInBatches(db, 'events', 'id', async (limit) => {
-      const q = db('events').where('created_at', '<', cutoff).orderBy('id').limit(limit);
-      if (readBy !== null) q.where('id', '<=', readBy);
-      return (await q.pluck('id')) as number[];
-    }, config.batchSize);
+    const readBy = await eventCursorRepository.lowestActive(db, cutoff, Date.now());
+    return deleteInBatches((limit) => repo.oldEventIds(db, cutoff, readBy, limit), (ids) => repo.deleteEvents(db, ids), config.batchSize);
   }
 }

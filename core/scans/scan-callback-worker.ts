@@ -1,20 +1,17 @@
 import type { Db } from '../db/create-db.ts';
-import { INSTANCE_ID } from '../events/event-consumer.ts';
 import type { Logger } from '../logger.ts';
 import { OutboundError } from '../outbound/outbound-error.ts';
 import type { OutboundHttpClient } from '../outbound/http-client.ts';
 import { PollLoop } from '../work/poll-loop.ts';
+import { claimToken } from '../work/instance-id.ts';
+import { errorMessage } from '../work/coerce-error.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { callbackSecretContext } from './scan-service.ts';
 import { signatureHeaders } from '../webhooks/webhook-signer.ts';
+import { scanCallbackRepository as callbacks, type CallbackRow } from './scan-callback-repository.ts';
 
-interface CallbackRow {
-  scan_id: string;
-  url: string;
-  secret_sealed: string | null;
-  payload: string;
-  attempts: number;
-}
+/** Callbacks sent per round at most. */
+const ROUND = 10;
 
 export interface CallbackWorkerDeps {
   db: Db;
@@ -24,8 +21,6 @@ export interface CallbackWorkerDeps {
   config: { pollIntervalMs: number; leaseMs: number; requestTimeoutMs: number; retryScheduleSeconds: number[] };
   signatureHeader: string;
 }
-
-let seq = 0;
 
 /**
  * Delivers scan callbacks: a signed POST of the final scan summary to the scan's
@@ -57,19 +52,24 @@ export class ScanCallbackWorker {
     await this.#loop.stop();
   }
 
+  /** Sends what is due now, one claim at a time (each lease starts as its send does); returns how many. */
   async runOnce(): Promise<number> {
     const { db, config } = this.#d;
     const now = Date.now();
-    const due = (await db('scan_callbacks').where('status', 'pending').where('next_attempt_at', '<=', now).where('locked_until', '<', now).orderBy('next_attempt_at').limit(10)) as CallbackRow[];
-    let sent = 0;
-    for (const row of due) {
-      const token = `${INSTANCE_ID}#c${++seq}`;
-      const claimed = await db('scan_callbacks').where({ scan_id: row.scan_id, status: 'pending' }).where('locked_until', '<', now).update({ locked_by: token, locked_until: now + config.leaseMs });
-      if (!claimed) continue;
+    const sent = new Set<string>();
+    while (sent.size < ROUND) {
+      const token = claimToken('c');
+      const row = await callbacks.claimNext(db, token, now, config.leaseMs);
+      if (!row) break;
+      if (sent.has(row.scan_id)) {
+        // Retried with no delay: it waits for the next round, as every retry does.
+        await callbacks.release(db, row.scan_id, token);
+        break;
+      }
+      sent.add(row.scan_id);
       await this.#send(row, token);
-      sent += 1;
     }
-    return sent;
+    return sent.size;
   }
 
   async #send(row: CallbackRow, token: string): Promise<void> {
@@ -84,20 +84,20 @@ export class ScanCallbackWorker {
       code = res.statusCode;
       if (code < 200 || code >= 300) error = `The endpoint answered ${code}.`;
     } catch (err) {
-      error = err instanceof OutboundError ? `${err.code}: ${err.message}` : 'request failed';
+      error = err instanceof OutboundError ? `${err.code}: ${errorMessage(err)}` : 'request failed';
     }
     const attempts = Number(row.attempts) + 1;
-    const base = { attempts, response_code: code, last_error: error?.slice(0, 300) ?? null, locked_by: null, locked_until: 0, updated_at: Date.now() };
+    const base = { attempts, response_code: code, last_error: error?.slice(0, 300) ?? null, updated_at: Date.now() };
     if (!error) {
-      await db('scan_callbacks').where({ scan_id: row.scan_id, locked_by: token }).update({ ...base, status: 'delivered' });
+      await callbacks.finish(db, row.scan_id, token, { ...base, status: 'delivered' });
       return;
     }
     const delay = config.retryScheduleSeconds[attempts - 1];
     if (delay === undefined) {
-      await db('scan_callbacks').where({ scan_id: row.scan_id, locked_by: token }).update({ ...base, status: 'failed' });
+      await callbacks.finish(db, row.scan_id, token, { ...base, status: 'failed' });
       this.#d.logger.warn({ scan_id: row.scan_id, attempts, error }, 'scan callback failed for good');
       return;
     }
-    await db('scan_callbacks').where({ scan_id: row.scan_id, locked_by: token }).update({ ...base, next_attempt_at: Date.now() + delay * 1000 });
+    await callbacks.finish(db, row.scan_id, token, { ...base, next_attempt_at: Date.now() + delay * 1000 });
   }
 }

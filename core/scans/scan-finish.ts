@@ -5,6 +5,7 @@ import { assetRepository } from '../assets/asset-repository.ts';
 import { changeClock } from '../db/change-clock.ts';
 import { scanFindingRepository } from './scan-finding-repository.ts';
 import { scanRepository, type ScanRow } from './scan-repository.ts';
+import { scanCallbackRepository } from './scan-callback-repository.ts';
 import { toIso } from '../time.ts';
 import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import { durationSeconds } from './scan-views.ts';
@@ -24,7 +25,7 @@ export async function finishScan(deps: { db: Db; outbox: Outbox }, row: ScanRow,
     };
     if (status === 'completed') changes.progress = 100;
     if (!(await scanRepository.updateRunning(trx, row.id, token, changes))) return false;
-    const fresh = (await trx('scans').where({ id: row.id }).first()) as ScanRow;
+    const fresh = (await scanRepository.row(trx, row.id))!;
     const duration = durationSeconds(fresh) ?? 0;
     if (status === 'completed') {
       await emit({ tenantId: row.tenant_id, kind: 'scan.completed', assetId: row.asset_id, data: { scan_id: row.id, asset_id: row.asset_id, status, finding_count: total, duration } });
@@ -41,10 +42,7 @@ export async function finishScan(deps: { db: Db; outbox: Outbox }, row: ScanRow,
           started_at: toIso(fresh.started_at), completed_at: toIso(now), duration_seconds: duration,
         },
       };
-      await trx('scan_callbacks').insert({
-        scan_id: row.id, tenant_id: row.tenant_id, url: fresh.callback_url, secret_sealed: fresh.callback_secret_sealed, payload: toJson(payload),
-        status: 'pending', attempts: 0, next_attempt_at: now, locked_until: 0, created_at: now, updated_at: now,
-      });
+      await scanCallbackRepository.insert(trx, { scanId: row.id, tenantId: row.tenant_id, url: fresh.callback_url, secretSealed: fresh.callback_secret_sealed, payload: toJson(payload), now });
     }
     await changeClock.markChanged(trx, row.tenant_id, 'scans', now);
     await changeClock.markChanged(trx, row.tenant_id, 'assets', now);

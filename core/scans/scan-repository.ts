@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import { dialectOf, type Queryable } from '../db/create-db.ts';
+import type { Queryable } from '../db/create-db.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
+import { LeaseQueue } from '../work/lease-queue.ts';
 
 export const SCAN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type ScanStatus = (typeof SCAN_STATUSES)[number];
@@ -54,6 +55,17 @@ export interface ScanFilters {
 
 const TERMINAL: ScanStatus[] = ['completed', 'failed', 'cancelled'];
 
+/** The scan queue: queued scans by priority then age; a running scan whose lease expired is resumed first. */
+const scanQueue = new LeaseQueue({
+  table: 'scans',
+  ready: { status: 'queued' },
+  held: { status: 'running' },
+  reclaim: 'first',
+  priorityColumn: 'priority_rank',
+  order: [{ column: 'created_at' }, { column: 'id' }],
+  onClaim: (db, now) => ({ status: 'running', claims: db.raw('claims + 1'), started_at: db.raw('coalesce(started_at, ?)', [now]), updated_at: now }),
+});
+
 export const scanRepository = {
   async insert(db: Queryable, row: Omit<ScanRow, 'asset_name'>): Promise<void> {
     await db('scans').insert(row);
@@ -88,37 +100,32 @@ export const scanRepository = {
 
   /**
    * Claims one scan for `token`: first a running scan whose lease expired (its worker
-   * died), then the best queued one (priority, then age). MariaDB/MySQL lock the
-   * candidate with FOR UPDATE SKIP LOCKED so concurrent workers take different rows;
-   * SQLite has one writer, so a conditional UPDATE on the chosen id is enough.
+   * died), then the best queued one (priority, then age).
    */
-  async claim(db: Knex, token: string, now: number, leaseMs: number): Promise<ScanRow | null> {
-    const candidates = [
-      (q: Knex.QueryBuilder) => q.where('status', 'running').where('locked_until', '<', now).orderBy([{ column: 'locked_until' }]),
-      (q: Knex.QueryBuilder) => q.where('status', 'queued').orderBy([{ column: 'priority_rank', order: 'desc' }, { column: 'created_at' }, { column: 'id' }]),
-    ];
-    const set = (x: Queryable) => ({ status: 'running', locked_by: token, locked_until: now + leaseMs, claims: x.raw('claims + 1'), started_at: x.raw('coalesce(started_at, ?)', [now]), updated_at: now });
-    for (const pick of candidates) {
-      if (dialectOf(db) === 'sqlite') {
-        // One statement: atomic under SQLite's single writer, and it waits on busy_timeout.
-        const n = await db('scans').whereIn('id', pick(db('scans').select('id')).limit(1)).update(set(db));
-        if (n) return this.findAny(db, (await db('scans').where({ locked_by: token }).first('id')).id as string);
-        continue;
-      }
-      const claimed = await db.transaction(async (trx) => {
-        const row = (await pick(trx('scans').select('id')).limit(1).forUpdate().skipLocked().first()) as { id: string } | undefined;
-        if (!row) return null;
-        await trx('scans').where({ id: row.id }).update(set(trx));
-        return row.id;
-      });
-      if (claimed) return this.findAny(db, claimed);
-    }
-    return null;
+  async claim(db: Queryable, token: string, now: number, leaseMs: number): Promise<ScanRow | null> {
+    const [id] = await scanQueue.claim(db, { token, now, leaseMs });
+    return id ? this.findAny(db, id) : null;
   },
 
   /** Renews the lease; false when the scan is no longer ours to run (cancelled, deleted, taken over). */
   async renew(db: Queryable, id: string, token: string, now: number, leaseMs: number): Promise<boolean> {
-    return (await db('scans').where({ id, locked_by: token, status: 'running' }).update({ locked_until: now + leaseMs })) > 0;
+    return scanQueue.renew(db, id, token, now + leaseMs);
+  },
+
+  /** Hands a running scan back (shutdown): the next worker resumes it at once, and this claim is not counted. */
+  async release(db: Queryable, id: string, token: string): Promise<boolean> {
+    return scanQueue.release(db, id, token, { claims: db.raw('claims - 1') });
+  },
+
+  /** The bare row (no asset join). */
+  async row(db: Queryable, id: string): Promise<ScanRow | null> {
+    return ((await db('scans').where({ id }).first()) as ScanRow | undefined) ?? null;
+  },
+
+  /** When the scan's last scan.progress event was emitted (0: never). */
+  async progressEmittedAt(db: Queryable, id: string): Promise<number> {
+    const row = (await db('scans').where({ id }).first('progress_emitted_at')) as { progress_emitted_at: number | string } | undefined;
+    return Number(row?.progress_emitted_at ?? 0);
   },
 
   async statusOf(db: Queryable, id: string): Promise<ScanStatus | null> {
@@ -128,7 +135,7 @@ export const scanRepository = {
 
   /** Updates a scan this worker still runs; returns false when it is no longer running under `token`. */
   async updateRunning(db: Queryable, id: string, token: string, changes: Record<string, unknown>): Promise<boolean> {
-    return (await db('scans').where({ id, locked_by: token, status: 'running' }).update(changes)) > 0;
+    return scanQueue.update(db, id, token, changes);
   },
 
   async update(db: Queryable, id: string, changes: Record<string, unknown>): Promise<void> {

@@ -19,6 +19,7 @@ import { progressOf } from './scan-progress.ts';
 import { recordScanFindings } from './scan-findings.ts';
 import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import { CheckOrder, checkDefinition } from './check-order.ts';
+import { errorMessage } from '../work/coerce-error.ts';
 
 export type StopReason = 'cancelled' | 'timeout' | 'lost' | 'shutdown';
 
@@ -55,8 +56,8 @@ export function runScan(deps: ScanRunnerDeps, row: ScanRow, token: string): Runn
     reason = why;
     controller.abort(new Error(why));
   };
-  const done = execute(deps, row, token, controller.signal, stop, () => reason).catch((err: Error) => {
-    deps.logger.error({ scan_id: row.id, err: err.message }, 'scan run failed');
+  const done = execute(deps, row, token, controller.signal, stop, () => reason).catch((err: unknown) => {
+    deps.logger.error({ scan_id: row.id, err: errorMessage(err) }, 'scan run failed');
   });
   return { id: row.id, stop, done };
 }
@@ -91,16 +92,16 @@ async function execute(deps: ScanRunnerDeps, row: ScanRow, token: string, signal
         const status = await scanRepository.statusOf(db, row.id);
         stop(status === 'cancelled' || status === null ? 'cancelled' : 'lost');
       })
-      .catch((err: Error) => logger.warn({ scan_id: row.id, err: err.message }, 'lease renewal failed'));
+      .catch((err: unknown) => logger.warn({ scan_id: row.id, err: errorMessage(err) }, 'lease renewal failed'));
   }, config.worker.heartbeatMs);
   const deadlineTimer = setTimeout(() => stop('timeout'), Math.max(0, deadline - Date.now()));
   try {
     await runChecks(deps, row, token, checks, averages, { target, scope, options, deadline, signal });
   } catch (err) {
     // Unrecoverable (the database kept failing): the scan fails with the reason, never stays running.
-    logger.error({ scan_id: row.id, err: (err as Error).message }, 'scan failed on an internal error');
+    logger.error({ scan_id: row.id, err: errorMessage(err) }, 'scan failed on an internal error');
     stop('lost');
-    await finishScan(deps, row, token, 'failed', `internal error: ${(err as Error).message}`.slice(0, 500)).catch(() => undefined);
+    await finishScan(deps, row, token, 'failed', `internal error: ${errorMessage(err)}`.slice(0, 500)).catch(() => undefined);
     return;
   } finally {
     clearInterval(heartbeat);
@@ -110,7 +111,7 @@ async function execute(deps: ScanRunnerDeps, row: ScanRow, token: string, signal
   if (why === 'cancelled' || why === 'lost') return;
   if (why === 'shutdown') {
     // Hand the scan back: the next worker resumes it at once with the unfinished checks.
-    await db('scans').where({ id: row.id, locked_by: token, status: 'running' }).update({ locked_by: null, locked_until: 0, claims: db.raw('claims - 1') });
+    await scanRepository.release(db, row.id, token);
     return;
   }
   if (why === 'timeout') return void (await finishScan(deps, row, token, 'failed', 'timeout'));
@@ -180,8 +181,7 @@ async function recordAttempt(deps: ScanRunnerDeps, row: ScanRow, token: string, 
     const { summary, total } = await scanFindingRepository.summary(trx, row.id);
     await scanRepository.update(trx, row.id, { finding_summary: toJson(summary), finding_count: total, checks_done: await scanCheckRepository.finishedCount(trx, row.id), updated_at: now });
     const view = progressOf(state, averages, deps.config.pool.checkConcurrency);
-    const current = (await trx('scans').where({ id: row.id }).first('progress_emitted_at')) as { progress_emitted_at: number } | undefined;
-    const emitNow = now - Number(current?.progress_emitted_at ?? 0) >= deps.config.progressIntervalMs;
+    const emitNow = now - (await scanRepository.progressEmittedAt(trx, row.id)) >= deps.config.progressIntervalMs;
     const changes: Record<string, unknown> = { progress: view.progress, current_phase: view.currentPhase, eta_seconds: view.etaSeconds };
     if (emitNow) changes.progress_emitted_at = now;
     if (await scanRepository.updateRunning(trx, row.id, token, changes)) {

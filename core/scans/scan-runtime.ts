@@ -2,7 +2,11 @@ import type { Config } from '../../config/config-schema.ts';
 import type { Db } from '../db/create-db.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
+import type { OutboundHttpClient } from '../outbound/http-client.ts';
 import type { PluginRegistry } from '../plugins/plugin-registry.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import type { BackgroundService } from '../work/background-registry.ts';
+import { ROLES, type Role } from '../work/roles.ts';
 import { CheckPool } from './check-pool.ts';
 import type { FindingService } from '../findings/finding-service.ts';
 import { ScanCallbackWorker } from './scan-callback-worker.ts';
@@ -10,62 +14,72 @@ import { ScanScheduler } from './scan-scheduler.ts';
 import { ScanService } from './scan-service.ts';
 import { ScanWorker } from './scan-worker.ts';
 import { ScheduleService } from './schedule-service.ts';
-import type { WebhookRuntime } from '../webhooks/webhook-runtime.ts';
 
-/** The roles a process can play (`--role`); `all` is every one. */
-export type Role = 'api' | 'worker' | 'scheduler';
-export const ROLES: readonly Role[] = ['api', 'worker', 'scheduler'];
-
-/** Scan services for the API, plus the worker (pool, claims, callbacks) and scheduler roles. */
-export interface ScanRuntime {
-  scans: ScanService;
-  schedules: ScheduleService;
+/** The scan engine's background parts: the worker role (pool, claims, callbacks) and the scheduler role. */
+export interface ScanBackground {
   /** Present while the worker role runs. */
   worker: ScanWorker | null;
   pool: CheckPool | null;
   callbacks: ScanCallbackWorker | null;
+  /** Present while the scheduler role runs. */
   scheduler: ScanScheduler | null;
+  /** Starts what `roles` run here and is not running yet. */
   start(roles: readonly Role[]): Promise<void>;
-  stop(): Promise<void>;
+  /** Stops what `roles` run (default: everything). */
+  stop(roles?: readonly Role[]): Promise<void>;
+  /** One registry entry per role. */
+  services(): BackgroundService[];
 }
 
-export function createScanRuntime(deps: { config: Config; db: Db; outbox: Outbox; plugins: PluginRegistry; logger: Logger; findings: FindingService; webhooks: WebhookRuntime }): ScanRuntime {
-  const { config, db, outbox, plugins, logger, findings, webhooks } = deps;
-  const runtime: ScanRuntime = {
-    scans: new ScanService({
-      db, outbox, plugins, config: config.scans, outbound: webhooks.outbound, secretBox: webhooks.secretBox,
-      onQueued: () => runtime.worker?.wake(),
-      onCancelled: (id) => runtime.worker?.cancelled(id),
-    }),
-    schedules: null as unknown as ScheduleService,
+/** Scan services for the API, and the background parts. */
+export interface ScanRuntime {
+  scans: ScanService;
+  schedules: ScheduleService;
+  background: ScanBackground;
+}
+
+export function createScanRuntime(deps: { config: Config; db: Db; outbox: Outbox; plugins: PluginRegistry; logger: Logger; findings: FindingService; outbound: OutboundHttpClient; secretBox: SecretBox }): ScanRuntime {
+  const { config, db, outbox, plugins, logger, findings, outbound, secretBox } = deps;
+  const bg: ScanBackground = {
     worker: null,
     pool: null,
     callbacks: null,
     scheduler: null,
     async start(roles) {
-      if (roles.includes('worker') && !runtime.worker) {
-        runtime.pool = new CheckPool({ maxThreads: config.scans.pool.maxThreads });
-        runtime.worker = new ScanWorker({ db, outbox, plugins, config: config.scans, pool: runtime.pool, findings, logger });
-        runtime.callbacks = new ScanCallbackWorker({ db, client: webhooks.outbound, box: webhooks.secretBox, logger, config: config.scans.callbacks, signatureHeader: config.webhooks.signatureHeader });
-        runtime.worker.start();
-        runtime.callbacks.start();
+      if (roles.includes('worker') && !bg.worker) {
+        bg.pool = new CheckPool({ maxThreads: config.scans.pool.maxThreads });
+        bg.worker = new ScanWorker({ db, outbox, plugins, config: config.scans, pool: bg.pool, findings, logger });
+        bg.callbacks = new ScanCallbackWorker({ db, client: outbound, box: secretBox, logger, config: config.scans.callbacks, signatureHeader: config.webhooks.signatureHeader });
+        bg.worker.start();
+        bg.callbacks.start();
       }
-      if (roles.includes('scheduler') && !runtime.scheduler) {
-        runtime.scheduler = new ScanScheduler({ db, scans: runtime.scans, logger, pollIntervalMs: config.scans.scheduler.pollIntervalMs });
-        await runtime.scheduler.start();
+      if (roles.includes('scheduler') && !bg.scheduler) {
+        bg.scheduler = new ScanScheduler({ db, scans, logger, pollIntervalMs: config.scans.scheduler.pollIntervalMs });
+        await bg.scheduler.start();
       }
     },
-    async stop() {
-      await runtime.scheduler?.stop();
-      await runtime.worker?.stop();
-      await runtime.callbacks?.stop();
-      await runtime.pool?.destroy();
-      runtime.scheduler = null;
-      runtime.worker = null;
-      runtime.callbacks = null;
-      runtime.pool = null;
+    async stop(roles = ROLES) {
+      if (roles.includes('scheduler')) {
+        await bg.scheduler?.stop();
+        bg.scheduler = null;
+      }
+      if (roles.includes('worker')) {
+        await bg.worker?.stop();
+        await bg.callbacks?.stop();
+        await bg.pool?.destroy();
+        bg.worker = null;
+        bg.callbacks = null;
+        bg.pool = null;
+      }
     },
+    services: () =>
+      (['worker', 'scheduler'] as const).map((role) => ({ name: `scans:${role}`, roles: [role], start: () => bg.start([role]), stop: () => bg.stop([role]) })),
   };
-  runtime.schedules = new ScheduleService(db, runtime.scans, config.scans.scheduler.maxPerTenant, () => void runtime.scheduler?.sync());
-  return runtime;
+  const scans = new ScanService({
+    db, outbox, plugins, config: config.scans, outbound, secretBox,
+    onQueued: () => bg.worker?.wake(),
+    onCancelled: (id) => bg.worker?.cancelled(id),
+  });
+  const schedules = new ScheduleService(db, scans, config.scans.scheduler.maxPerTenant, () => void bg.scheduler?.sync());
+  return { scans, schedules, background: bg };
 }

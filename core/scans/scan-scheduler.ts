@@ -5,8 +5,9 @@ import { RampartError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { ScanType } from '../plugin-api.ts';
 import type { ScanPriority } from './scan-repository.ts';
-import { scheduleRepository, type ScheduleRow } from './schedule-repository.ts';
+import { scheduleRepository } from './schedule-repository.ts';
 import type { ScanService } from './scan-service.ts';
+import { errorMessage } from '../work/coerce-error.ts';
 
 const SILENT = { info() {}, warn() {}, error() {}, debug() {} };
 
@@ -72,7 +73,7 @@ export class ScanScheduler {
           this.#tasks.delete(id);
         }
       } catch (err) {
-        this.#logger.error({ err: (err as Error).message }, 'schedule sync failed');
+        this.#logger.error({ err: errorMessage(err) }, 'schedule sync failed');
       } finally {
         this.#syncing = null;
       }
@@ -85,7 +86,7 @@ export class ScanScheduler {
     const tick = Math.floor(at.getTime() / 1000) * 1000;
     try {
       if (!(await scheduleRepository.claimTick(this.#db, scheduleId, tick))) return null;
-      const row = (await this.#db('scan_schedules').where({ id: scheduleId }).first()) as ScheduleRow | undefined;
+      const row = await scheduleRepository.findAny(this.#db, scheduleId);
       if (!row) return null;
       try {
         const created = await this.#scans.create(
@@ -102,7 +103,7 @@ export class ScanScheduler {
         return null;
       }
     } catch (err) {
-      this.#logger.error({ schedule_id: scheduleId, err: (err as Error).message }, 'scheduled scan failed to start');
+      this.#logger.error({ schedule_id: scheduleId, err: errorMessage(err) }, 'scheduled scan failed to start');
       return null;
     }
   }

@@ -1,9 +1,7 @@
-import { INSTANCE_ID } from '../events/event-consumer.ts';
 import { scanRepository } from './scan-repository.ts';
 import { PollLoop } from '../work/poll-loop.ts';
+import { claimToken } from '../work/instance-id.ts';
 import { runScan, type RunningScan, type ScanRunnerDeps } from './scan-runner.ts';
-
-let claimSeq = 0;
 
 /**
  * The worker role's scan loop: claims scans from the durable queue (priority, then
@@ -58,7 +56,7 @@ export class ScanWorker {
     const { db, config } = this.#d;
     let started = 0;
     while (this.#active.size < config.worker.concurrency) {
-      const token = `${INSTANCE_ID}#s${++claimSeq}`;
+      const token = claimToken('s');
       const row = await scanRepository.claim(db, token, Date.now(), config.worker.leaseMs);
       if (!row) break;
       const run = runScan(this.#d, row, token);

@@ -24,6 +24,11 @@ export const scheduleRepository = {
     await db('scan_schedules').insert(row);
   },
 
+  /** Any tenant's schedule, for the scheduler. */
+  async findAny(db: Queryable, id: string): Promise<ScheduleRow | null> {
+    return ((await db('scan_schedules').where({ id }).first()) as ScheduleRow | undefined) ?? null;
+  },
+
   async findById(db: Queryable, tenantId: string, id: string): Promise<ScheduleRow | null> {
     return ((await db('scan_schedules').where({ tenant_id: tenantId, id }).first()) as ScheduleRow | undefined) ?? null;
   },

@@ -10,6 +10,7 @@ import { siemConsumerName, siemRepository, type SiemRecord } from './siem-reposi
 import type { SiemService } from './siem-service.ts';
 import { rendererFor } from './siem-render.ts';
 import { SyslogTransport } from './syslog-transport.ts';
+import { errorMessage } from '../work/coerce-error.ts';
 
 interface Running {
   record: SiemRecord;
@@ -65,8 +66,8 @@ export class SiemForwarding {
   /** Re-reads the integrations; serialised so two refreshes never race. */
   refresh(): Promise<void> {
     if (!this.#started) return Promise.resolve();
-    this.#reconciling = this.#reconciling.then(() => this.#reconcile()).catch((err: Error) => {
-      this.#d.logger.error({ err: err.message }, 'could not refresh SIEM integrations');
+    this.#reconciling = this.#reconciling.then(() => this.#reconcile()).catch((err: unknown) => {
+      this.#d.logger.error({ err: errorMessage(err) }, 'could not refresh SIEM integrations');
     });
     return this.#reconciling;
   }
@@ -96,8 +97,8 @@ export class SiemForwarding {
       render = rendererFor(plugins, record, config.siem);
       transport = new SyslogTransport(service.targetOf(record), config.siem);
     } catch (err) {
-      logger.error({ integration: record.id, err: (err as Error).message }, 'SIEM integration cannot start');
-      await siemRepository.recordOutcome(db, record.id, { lastError: (err as Error).message, lastErrorAt: Date.now() });
+      logger.error({ integration: record.id, err: errorMessage(err) }, 'SIEM integration cannot start');
+      await siemRepository.recordOutcome(db, record.id, { lastError: errorMessage(err), lastErrorAt: Date.now() });
       return;
     }
     let failing = record.lastError !== null;
@@ -116,7 +117,7 @@ export class SiemForwarding {
         try {
           await transport.send(events.map(render));
         } catch (err) {
-          const message = (err as Error).message;
+          const message = errorMessage(err);
           if (!failing) {
             logger.warn({ integration: record.id, err: message }, 'SIEM collector unreachable; events wait until it is back');
             await this.#alert(record, message);
@@ -145,7 +146,7 @@ export class SiemForwarding {
         }),
       );
     } catch (err) {
-      this.#d.logger.error({ integration: record.id, err: (err as Error).message }, 'could not record the SIEM outage alert');
+      this.#d.logger.error({ integration: record.id, err: errorMessage(err) }, 'could not record the SIEM outage alert');
     }
   }
 

@@ -10,6 +10,7 @@ import type { Page, PageRequest } from '../db/paginate.ts';
 import { siemRepository, type SiemChanges, type SiemFormat, type SiemProtocol, type SiemRecord } from './siem-repository.ts';
 import type { SyslogTarget } from './syslog-transport.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
+import type { SiemTestResult } from './siem-test-send.ts';
 
 export interface SiemTlsInput {
   ca?: string | null;
@@ -55,13 +56,20 @@ export class SiemService {
   readonly #policy: AddressPolicy;
   readonly #config: SiemConfig;
   readonly #onChange: () => void;
+  readonly #sendTest: (record: SiemRecord) => Promise<SiemTestResult>;
 
-  constructor(deps: { db: Db; box: SecretBox; policy: AddressPolicy; config: SiemConfig; onChange: () => void }) {
+  constructor(deps: { db: Db; box: SecretBox; policy: AddressPolicy; config: SiemConfig; onChange: () => void; sendTest: (record: SiemRecord) => Promise<SiemTestResult> }) {
+    this.#sendTest = deps.sendTest;
     this.#db = deps.db;
     this.#box = deps.box;
     this.#policy = deps.policy;
     this.#config = deps.config;
     this.#onChange = deps.onChange;
+  }
+
+  /** Sends one sample message to the integration's collector on a connection of its own (the test call). */
+  sendTest(record: SiemRecord): Promise<SiemTestResult> {
+    return this.#sendTest(record);
   }
 
   /** Same SSRF rule as webhooks: private, loopback and link-local collectors must be allow-listed. */

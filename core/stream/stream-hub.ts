@@ -2,6 +2,7 @@ import type { Db } from '../db/create-db.ts';
 import type { Logger } from '../logger.ts';
 import type { PlatformEvent } from '../plugin-api.ts';
 import { PollLoop } from '../work/poll-loop.ts';
+import { errorMessage } from '../work/coerce-error.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import { eventRepository } from '../events/event-repository.ts';
 
@@ -102,7 +103,7 @@ export class StreamHub {
       try {
         s.deliver(event);
       } catch (err) {
-        this.#o.logger.warn({ err: (err as Error).message }, 'stream subscriber failed; closing it');
+        this.#o.logger.warn({ err: errorMessage(err) }, 'stream subscriber failed; closing it');
         this.#subscribers.delete(s);
         s.close();
       }

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/create-db.ts';
-import { dialectOf } from '../db/create-db.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
+import { LeaseQueue } from '../work/lease-queue.ts';
 
 /**
  * `pending`: waiting for its first attempt; `retried`: an attempt failed and another is
@@ -70,6 +70,15 @@ export interface NewAttempt {
   attemptedAt: number;
 }
 
+/** Sendable deliveries of active webhooks, by due time; a retry is the same row with a later due time. */
+const deliveryQueue = new LeaseQueue({
+  table: 'webhook_deliveries',
+  ready: { status: SENDABLE },
+  readyWhere: (q, db) => void q.whereIn('webhook_id', db('webhooks').select('id').where({ active: true })),
+  dueColumn: 'next_attempt_at',
+  order: [{ column: 'next_attempt_at', order: 'asc' }],
+});
+
 export const webhookDeliveryRepository = {
   /** Idempotent per (webhook, event): a batch handled twice creates nothing twice. */
   async insertMany(db: Queryable, deliveries: NewDelivery[]): Promise<void> {
@@ -84,33 +93,10 @@ export const webhookDeliveryRepository = {
     }
   },
 
-  /**
-   * Leases up to `limit` due deliveries of active webhooks to `token` (unique per
-   * claim). MariaDB/MySQL: SELECT … FOR UPDATE SKIP LOCKED, so concurrent workers take
-   * disjoint rows without waiting. SQLite has a single writer: the conditional UPDATE
-   * (`locked_until < now`) is the claim, and rows another process took first are not
-   * updated. Either way only rows now carrying `token` are returned.
-   */
+  /** Leases up to `limit` due deliveries of active webhooks to `token` (unique per claim); returns them. */
   async claimDue(db: Queryable, token: string, now: number, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
-    const due = (q: Queryable) =>
-      q('webhook_deliveries')
-        .select('id')
-        .whereIn('status', SENDABLE)
-        .where('next_attempt_at', '<=', now)
-        .where('locked_until', '<', now)
-        .whereIn('webhook_id', q('webhooks').select('id').where({ active: true }))
-        .orderBy('next_attempt_at', 'asc')
-        .limit(limit);
-    const lease = { locked_by: token, locked_until: now + leaseMs };
-    if (dialectOf(db) === 'mysql') {
-      await db.transaction(async (trx) => {
-        const ids = ((await due(trx).forUpdate().skipLocked()) as Array<{ id: string }>).map((r) => r.id);
-        if (ids.length) await trx('webhook_deliveries').whereIn('id', ids).update(lease);
-      });
-    } else {
-      const ids = ((await due(db)) as Array<{ id: string }>).map((r) => r.id);
-      if (ids.length) await db('webhook_deliveries').whereIn('id', ids).where('locked_until', '<', now).whereIn('status', SENDABLE).update(lease);
-    }
+    const ids = await deliveryQueue.claim(db, { token, now, leaseMs, limit });
+    if (!ids.length) return [];
     return (await db('webhook_deliveries').where({ locked_by: token }).where('locked_until', '>', now)) as DeliveryRow[];
   },
 
@@ -120,8 +106,12 @@ export const webhookDeliveryRepository = {
 
   /** Writes the outcome of an attempt if the lease is still ours; false when it was lost. */
   async finishAttempt(db: Queryable, id: string, token: string, changes: Record<string, unknown>): Promise<boolean> {
-    const n = await db('webhook_deliveries').where({ id, locked_by: token }).update({ ...changes, locked_by: null, locked_until: 0 });
-    return n > 0;
+    return deliveryQueue.finish(db, id, token, changes);
+  },
+
+  /** Gives a leased delivery back without spending an attempt (shutdown). */
+  async release(db: Queryable, id: string, token: string): Promise<boolean> {
+    return deliveryQueue.release(db, id, token);
   },
 
   async insertAttempt(db: Queryable, a: NewAttempt): Promise<void> {

@@ -1,12 +1,13 @@
 import type { WebhooksConfig } from '../../config/config-schema.ts';
 import type { Db } from '../db/create-db.ts';
-import { INSTANCE_ID } from '../events/event-consumer.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { OutboundHttpClient } from '../outbound/http-client.ts';
 import { webhookDeliveryRepository as deliveries, type DeliveryRow } from './webhook-delivery-repository.ts';
 import { webhookRepository, type WebhookRecord } from './webhook-repository.ts';
 import { PollLoop } from '../work/poll-loop.ts';
+import { claimToken } from '../work/instance-id.ts';
+import { errorMessage } from '../work/coerce-error.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { attemptDelivery, type AttemptResult } from './webhook-attempt.ts';
 import { AttemptRecorder } from './webhook-attempt-recorder.ts';
@@ -21,8 +22,6 @@ export interface DeliveryWorkerDeps {
   /** Injectable clock (tests); epoch ms. */
   now?: () => number;
 }
-
-let claimSeq = 0;
 
 /**
  * Sends due webhook deliveries, up to `concurrency` at a time. Each claim leases rows to
@@ -54,7 +53,7 @@ export class WebhookDeliveryWorker {
 
   /** A lease token unique to one claim. */
   static newToken(): string {
-    return `${INSTANCE_ID}#${++claimSeq}`;
+    return claimToken();
   }
 
   start(): void {
@@ -108,11 +107,11 @@ export class WebhookDeliveryWorker {
       result = await attemptDelivery(this.#d, webhook, row, startedAt, this.#abort.signal);
     } catch (err) {
       // A secret or header blob that cannot be opened (wrong key configured): a failed attempt, not a crash.
-      result = { outcome: 'failure', responseCode: null, durationMs: 0, errorCode: 'secret_unavailable', errorMessage: (err as Error).message.slice(0, 300), responseBody: null };
+      result = { outcome: 'failure', responseCode: null, durationMs: 0, errorCode: 'secret_unavailable', errorMessage: errorMessage(err, 300), responseBody: null };
     }
     if (result.outcome === 'aborted') {
       // Shutting down: give the row back without spending an attempt.
-      await deliveries.finishAttempt(this.#d.db, row.id, token, {}).catch(() => undefined);
+      await deliveries.release(this.#d.db, row.id, token).catch(() => undefined);
       return;
     }
     await this.#recorder.record({ row, webhook, token, result, startedAt });

@@ -3,53 +3,52 @@ import type { Db } from '../db/create-db.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
-import { OutboundHttpClient } from '../outbound/http-client.ts';
-import { VERSION } from '../version.ts';
-import { SecretBox } from '../secrets/secret-box.ts';
+import type { OutboundHttpClient } from '../outbound/http-client.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import type { BackgroundService } from '../work/background-registry.ts';
 import { WebhookDeliveryService } from './webhook-delivery-service.ts';
 import { WebhookDeliveryWorker } from './webhook-delivery-worker.ts';
 import { WebhookDispatcher } from './webhook-dispatcher.ts';
 import { WebhookService } from './webhook-service.ts';
 
-/** Everything webhooks need, built once per process; `start`/`stop` run the background parts. */
-export interface WebhookRuntime {
-  outbound: OutboundHttpClient;
-  secretBox: SecretBox;
-  webhooks: WebhookService;
-  deliveries: WebhookDeliveryService;
+/** The background half of webhooks: the outbox consumer that creates deliveries, and the worker that sends them. */
+export interface WebhookBackground extends BackgroundService {
   dispatcher: WebhookDispatcher;
   worker: WebhookDeliveryWorker;
-  start(): Promise<void>;
-  stop(): Promise<void>;
 }
 
-export function createWebhookRuntime(deps: { config: Config; db: Db; bus: EventBus; outbox: Outbox; logger: Logger; now?: () => number }): WebhookRuntime {
-  const { config, db, bus, outbox, logger } = deps;
-  const outbound = new OutboundHttpClient({ ...config.outbound, userAgent: `Rampart/${VERSION}` });
-  const secretBox = SecretBox.fromConfig(config.secrets, logger);
+/** Webhook services (API) and their background service, built once per process on the shared outbound client and secret box. */
+export interface WebhookRuntime {
+  webhooks: WebhookService;
+  deliveries: WebhookDeliveryService;
+  background: WebhookBackground;
+}
+
+export function createWebhookRuntime(deps: { config: Config; db: Db; bus: EventBus; outbox: Outbox; logger: Logger; outbound: OutboundHttpClient; secretBox: SecretBox; now?: () => number }): WebhookRuntime {
+  const { config, db, bus, outbox, logger, outbound, secretBox } = deps;
   const worker = new WebhookDeliveryWorker({ db, outbox, client: outbound, box: secretBox, config: config.webhooks, logger, now: deps.now });
   const dispatcher = new WebhookDispatcher({ db, bus, logger, config, onDeliveries: () => worker.wake() });
   let started = false;
   return {
-    outbound,
-    secretBox,
     webhooks: new WebhookService(db, secretBox, outbound, config.webhooks),
     deliveries: new WebhookDeliveryService(db, outbox, worker, config.webhooks),
-    dispatcher,
-    worker,
-    async start() {
-      if (started) return;
-      started = true;
-      await dispatcher.start();
-      worker.start();
-    },
-    async stop() {
-      if (started) {
+    background: {
+      name: 'webhooks',
+      roles: ['worker'],
+      dispatcher,
+      worker,
+      async start() {
+        if (started) return;
+        started = true;
+        await dispatcher.start();
+        worker.start();
+      },
+      async stop() {
+        if (!started) return;
         started = false;
         await dispatcher.stop();
         await worker.stop();
-      }
-      await outbound.close();
+      },
     },
   };
 }

@@ -1,3 +1,5 @@
+import { toError } from './coerce-error.ts';
+
 export interface PollLoopOptions {
   /**
    * One round of work. It may return how long to sleep before the next round (ms; 0 runs
@@ -11,7 +13,7 @@ export interface PollLoopOptions {
 
 /**
  * The background loop every worker runs (outbox consumers, the stream hub's reader,
- * scans, scan callbacks, webhook deliveries, retention): a round, then sleep until the
+ * scans, scan callbacks, webhook deliveries, exports, retention): a round, then sleep until the
  * interval passes or `wake()` is called.
  * A wake-up that arrives during a round is remembered, so work created while a round
  * runs never waits a whole interval.
@@ -57,7 +59,7 @@ export class PollLoop {
         const asked = await this.#o.round();
         if (typeof asked === 'number') sleep = Math.max(0, asked);
       } catch (err) {
-        this.#o.onError(err as Error);
+        this.#o.onError(toError(err));
       }
       if (!this.#running) break;
       if (sleep === 0 || this.#woken) continue;

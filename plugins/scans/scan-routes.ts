@@ -25,7 +25,7 @@ const VARIANTS =
 
 /** POST /api/scan/create, GET /api/scans, GET /api/scan/{id}, status, cancel, results. */
 export function scanRoutes(ctx: AppContext): ServerRoute[] {
-  const service = ctx.scans.scans;
+  const service = ctx.services.scans;
   const scanUpdatedAt = recordLastModified(async (request) => {
     const row = await scanRepository.findById(ctx.db, callerOf(request).tenantId, String(request.params.id));
     return row ? { updated_at: toIsoRequired(row.updated_at) } : null;

@@ -13,7 +13,7 @@ const tags = ['api', 'scans'];
 
 /** Scheduled scans (not in the spec's endpoint table; the issue asks for them): CRUD under /api/scan-schedules. */
 export function scheduleRoutes(ctx: AppContext): ServerRoute[] {
-  const service = ctx.scans.schedules;
+  const service = ctx.services.schedules;
   const id = (request: { params: Record<string, unknown> }) => String(request.params.id);
   return [
     {

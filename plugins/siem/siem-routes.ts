@@ -12,7 +12,7 @@ const tags = ['api', 'integrations'];
 const BASE = '/api/integrations/siem';
 
 export function siemRoutes(ctx: AppContext): ServerRoute[] {
-  const { service } = ctx.siem;
+  const service = ctx.services.siem;
   const tenant = (request: { auth: unknown }) => callerOf(request as never).tenantId;
   const one = (request: Parameters<typeof callerOf>[0]) => service.get(tenant(request), String(request.params.id));
   return [
@@ -108,7 +108,7 @@ export function siemRoutes(ctx: AppContext): ServerRoute[] {
         validate: { params: siemIdParams, query: Joi.object({}), payload: Joi.object({}).allow(null).label('Empty') },
         response: { status: { 200: dataOf(siemTestSchema, 'SiemTestResponse') } },
       },
-      handler: async (request) => ({ data: await ctx.siem.sendTest(await one(request)) }),
+      handler: async (request) => ({ data: await ctx.services.siem.sendTest(await one(request)) }),
     },
   ];
 }

@@ -10,7 +10,7 @@ import { tags, webhookAuth } from './webhook-routes.ts';
 import { deliveryDetailSchema, deliveryParams, deliverySchema, recoverPayload, webhookIdParams } from './webhook-schemas.ts';
 
 export function deliveryRoutes(ctx: AppContext): ServerRoute[] {
-  const service = ctx.webhooks.deliveries;
+  const service = ctx.services.deliveries;
   return [
     {
       method: 'GET',

@@ -12,7 +12,7 @@ export const webhookAuth = { access: { scope: ['webhooks:manage'] } };
 export const tags = ['api', 'webhooks'];
 
 export function webhookRoutes(ctx: AppContext): ServerRoute[] {
-  const service = ctx.webhooks.webhooks;
+  const service = ctx.services.webhooks;
   const payloads = webhookPayloads(ctx.config.webhooks.signatureHeader);
   return [
     {
@@ -127,8 +127,8 @@ export function webhookRoutes(ctx: AppContext): ServerRoute[] {
       handler: async (request) => {
         const tenantId = callerOf(request).tenantId;
         const webhookId = String(request.params.id);
-        const delivery = await ctx.webhooks.deliveries.sendTest(tenantId, webhookId);
-        const { attempts } = await ctx.webhooks.deliveries.get(tenantId, webhookId, delivery.id);
+        const delivery = await ctx.services.deliveries.sendTest(tenantId, webhookId);
+        const { attempts } = await ctx.services.deliveries.get(tenantId, webhookId, delivery.id);
         return { data: { ...deliveryView(delivery), attempt_log: attempts.map(attemptView) } };
       },
     },

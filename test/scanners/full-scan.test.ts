@@ -34,7 +34,7 @@ test.before(async () => {
   // Every built-in scanner, the real engine and worker pool. A generous lease: 25 checks on a
   // busy 2-core CI box must not look like a lost worker.
   t0 = await createTestApp({ scans: { worker: { leaseMs: 30_000, heartbeatMs: 500 } }, plugins: { builtinOptions: { ssl: { extra_ca_pem: ca.certPem } } } });
-  await t0.ctx.scans.start(['worker']);
+  await t0.ctx.background.scans.start(['worker']);
 });
 test.after.always(async () => {
   await t0?.close();

@@ -45,7 +45,7 @@ test.serial('an export whose file cannot be written is marked failed, and its do
   writeFileSync(join(dir, tenant.tenantId), 'not a folder');
   const res = await t0.request('POST', '/api/findings/export', { token: tenant.token, payload: { format: 'json' } });
   t.is(res.statusCode, 202);
-  t0.ctx.exportWorker.start();
+  t0.ctx.background.exports.start();
   const status = await waitFor(tenant.token, res.body.data.id, (s) => s === 'failed' || s === 'completed');
   t.is(status.status, 'failed');
   t.is(status.error, 'The export could not be written.');
@@ -61,14 +61,14 @@ test.serial('a job left running by a dead worker is taken over once its lease la
   const now = Date.now();
   await exportRepository.insert(t0.ctx.db, { id, tenantId: tenant.tenantId, format: 'csv', filters: {}, totalRows: 3, requestedBy: null, now });
   await t0.ctx.db('finding_exports').where({ id }).update({ status: 'running', locked_by: 'dead-worker', locked_until: now - 1, started_at: now });
-  t0.ctx.exportWorker.wake();
+  t0.ctx.background.exports.wake();
   const status = await waitFor(tenant.token, id, (s) => s === 'completed' || s === 'failed');
   t.is(status.status, 'completed');
   t.is(status.row_count, 3);
 });
 
 test.serial('claims are exclusive: a live lease is not taken, two claimers never get the same job', async (t) => {
-  await t0.ctx.exportWorker.stop();
+  await t0.ctx.background.exports.stop();
   const tenant = await t0.tenant();
   const now = Date.now();
   const live = newId('exp');

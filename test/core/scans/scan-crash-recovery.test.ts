@@ -57,8 +57,8 @@ for (const outcome of ['failed', 'resumed'] as const) {
     t.is((await t0.request('GET', `/api/scan/${scanId}`)).body.data.status, 'running');
     if (outcome === 'failed') {
       t0.ctx.config.scans.worker.maxClaims = 1;
-      await t0.ctx.scans.start(['worker']);
-      t.teardown(() => t0.ctx.scans.stop());
+      await t0.ctx.background.scans.start(['worker']);
+      t.teardown(() => t0.ctx.background.scans.stop());
       const scan = await waitForScan(t0, scanId);
       t.is(scan.status, 'failed');
       t.regex(scan.error, /worker lost: the scan's lease expired 1 time/);
@@ -67,9 +67,9 @@ for (const outcome of ['failed', 'resumed'] as const) {
       return;
     }
     t0.ctx.config.scans.worker.maxClaims = 2;
-    await t0.ctx.scans.start(['worker']);
-    t.teardown(() => t0.ctx.scans.stop());
-    await waitForScan(t0, scanId, (s) => s.status === 'running' && t0.ctx.scans.worker!.runs(scanId));
+    await t0.ctx.background.scans.start(['worker']);
+    t.teardown(() => t0.ctx.background.scans.stop());
+    await waitForScan(t0, scanId, (s) => s.status === 'running' && t0.ctx.background.scans.worker!.runs(scanId));
     const row = await t0.ctx.db('scans').where({ id: scanId }).first();
     t.is(row.claims, 2);
     t.not(row.locked_by, owner);

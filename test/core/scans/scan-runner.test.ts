@@ -6,7 +6,7 @@ let t0: TestApp;
 
 test.before(async () => {
   t0 = await createTestApp(engineOnly());
-  await t0.ctx.scans.start(['worker']);
+  await t0.ctx.background.scans.start(['worker']);
 });
 test.after.always(async () => t0?.close());
 
@@ -30,7 +30,7 @@ test.serial('cancel stops a running scan; findings found so far stay readable', 
   while ((await checkRows(scanId)).some((c: any) => c.status === 'pending') && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 20));
   const rows = await checkRows(scanId);
   t.is(rows.find((c: any) => c.check_id === 'engine:slow').status, 'cancelled');
-  t.false(t0.ctx.scans.worker!.runs(scanId), 'the worker let go of the scan');
+  t.false(t0.ctx.background.scans.worker!.runs(scanId), 'the worker let go of the scan');
   const scan = (await t0.request('GET', `/api/scan/${scanId}`)).body.data;
   t.is(scan.status, 'cancelled');
   t.is((await t0.request('GET', `/api/scan/${scanId}/results`)).body.meta.total, 2);
@@ -46,7 +46,7 @@ test.serial('cancel also stops a check that blocks its thread and ignores its si
   while ((await checkRows(scanId)).some((c: any) => c.status === 'pending') && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 20));
   const slow = (await checkRows(scanId)).find((c: any) => c.check_id === 'engine:slow');
   t.is(slow.status, 'cancelled', 'the thread was terminated after the grace period');
-  t.false(t0.ctx.scans.worker!.runs(scanId));
+  t.false(t0.ctx.background.scans.worker!.runs(scanId));
 });
 
 test.serial('options.timeout ends the scan as failed with error "timeout", keeping its findings', async (t) => {
@@ -94,9 +94,9 @@ test('a re-scan deduplicates findings: last_seen moves, no finding.new; a resolv
 });
 
 test.serial('the queue takes priority before age (runs first, with the worker stopped)', async (t) => {
-  const worker = t0.ctx.scans.worker!;
-  await t0.ctx.scans.stop();
-  t.teardown(() => t0.ctx.scans.start(['worker']));
+  const worker = t0.ctx.background.scans.worker!;
+  await t0.ctx.background.scans.stop();
+  t.teardown(() => t0.ctx.background.scans.start(['worker']));
   t.is(worker.active, 0);
   const low = await startScan('198.51.100.5', {});
   await t0.ctx.db('scans').where({ id: low.scanId }).update({ priority: 'low', priority_rank: 0 });

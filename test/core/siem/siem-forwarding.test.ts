@@ -98,8 +98,8 @@ test.serial('collector outage: events wait and go out in order once it is back, 
   const ids = [await publish(a.tenantId, 'scan.progress', { scan_id: 's', progress: 0, phase: 'p' })];
   await receiver.waitFor((f) => f.length >= 1);
   await receiver.stop();
-  for (let i = 0; i < 100 && t0.ctx.siem.forwarding.isConnected(id); i++) await new Promise((r) => setTimeout(r, 20));
-  t.false(t0.ctx.siem.forwarding.isConnected(id));
+  for (let i = 0; i < 100 && t0.ctx.background.siem.isConnected(id); i++) await new Promise((r) => setTimeout(r, 20));
+  t.false(t0.ctx.background.siem.isConnected(id));
   for (let i = 1; i <= 20; i++) ids.push(await publish(a.tenantId, 'scan.progress', { scan_id: 's', progress: i, phase: 'p' }));
   // Wait until the forwarder has really tried and failed, so the backlog built up while down.
   for (let i = 0; i < 200; i++) {
@@ -134,7 +134,7 @@ test('plain TCP uses octet counting too; deleting an integration stops its forwa
   t.is(receiver.frames[0]!.syslog.msg, 'System alert x: line1\nline2');
   t.deepEqual(eventIds(receiver.frames), [first]);
   await t0.request('DELETE', `/api/integrations/siem/${id}`, { token: a.token });
-  await t0.ctx.siem.forwarding.refresh();
+  await t0.ctx.background.siem.refresh();
   await publish(a.tenantId, 'system.alert', { alert_type: 'y', message: 'after delete' });
   // A second, still active integration of the same tenant proves events after the delete were processed.
   const other = await startSyslogReceiver();

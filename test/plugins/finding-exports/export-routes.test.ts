@@ -214,7 +214,7 @@ test.serial('large exports run in the background: 202, status, download when rea
   t.is((await t0.request('GET', job.status_url, { token: other.token })).statusCode, 404);
   t.is((await t0.request('GET', job.download_url, { token: other.token })).statusCode, 404);
 
-  t0.ctx.exportWorker.start();
+  t0.ctx.background.exports.start();
   let status = job;
   for (let i = 0; i < 200 && (status.status === 'queued' || status.status === 'running'); i++) {
     await new Promise((r) => setTimeout(r, 25));

@@ -42,7 +42,7 @@ test.before(async () => {
       ],
     },
   });
-  await t0.ctx.scans.start(['worker']);
+  await t0.ctx.background.scans.start(['worker']);
   receiver = await startHttpsReceiver();
 });
 test.after.always(async () => {

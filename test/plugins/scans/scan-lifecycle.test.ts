@@ -6,7 +6,7 @@ let t0: TestApp;
 
 test.before(async () => {
   t0 = await createTestApp(engineOnly());
-  await t0.ctx.scans.start(['worker']);
+  await t0.ctx.background.scans.start(['worker']);
 });
 test.after.always(async () => t0?.close());
 

@@ -37,7 +37,7 @@ test('schedules CRUD with validation', async (t) => {
 test.serial('a tick is claimed in the database: two schedulers firing the same tick queue one scan', async (t) => {
   const assetId = await createAsset(t0, '192.0.2.51');
   const s = (await t0.request('POST', '/api/scan-schedules', { payload: { asset_id: assetId, cron: '0 0 1 1 *', scan_type: 'web_app' } })).body.data;
-  const deps = { db: t0.ctx.db, scans: t0.ctx.scans.scans, logger: t0.ctx.logger, pollIntervalMs: 60_000 };
+  const deps = { db: t0.ctx.db, scans: t0.ctx.services.scans, logger: t0.ctx.logger, pollIntervalMs: 60_000 };
   const a = new ScanScheduler(deps);
   const b = new ScanScheduler(deps);
   const tick = new Date(Math.floor(Date.now() / 60_000) * 60_000);
@@ -62,9 +62,9 @@ test.serial('the scheduler role runs stored schedules with node-cron (and picks 
   const assetId = await createAsset(t0, '192.0.2.52');
   const s = (await t0.request('POST', '/api/scan-schedules', { payload: { asset_id: assetId, cron: '* * * * * *', scan_type: 'web_app', options: { depth: 'less' } } })).body.data;
   // A fresh scheduler (as after a restart) loads the stored schedule and fires it every second.
-  await t0.ctx.scans.start(['scheduler', 'worker']);
-  t.teardown(() => t0.ctx.scans.stop());
-  t.true(t0.ctx.scans.scheduler!.scheduled >= 1);
+  await t0.ctx.background.scans.start(['scheduler', 'worker']);
+  t.teardown(() => t0.ctx.background.scans.stop());
+  t.true(t0.ctx.background.scans.scheduler!.scheduled >= 1);
   const started = Date.now();
   let scans;
   do {
@@ -76,8 +76,8 @@ test.serial('the scheduler role runs stored schedules with node-cron (and picks 
   t.is(scan.schedule_id, s.id);
   t.is(scan.status, 'completed');
   t.deepEqual(scan.options.depth, 'less');
-  const before = t0.ctx.scans.scheduler!.scheduled;
+  const before = t0.ctx.background.scans.scheduler!.scheduled;
   await t0.request('PUT', `/api/scan-schedules/${s.id}`, { payload: { enabled: false } });
-  await t0.ctx.scans.scheduler!.sync();
-  t.is(t0.ctx.scans.scheduler!.scheduled, before - 1, 'disabled schedules are unscheduled');
+  await t0.ctx.background.scans.scheduler!.sync();
+  t.is(t0.ctx.background.scans.scheduler!.scheduled, before - 1, 'disabled schedules are unscheduled');
 });

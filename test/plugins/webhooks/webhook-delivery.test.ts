@@ -232,11 +232,11 @@ test('an inactive webhook gets no deliveries; a webhook gets no events from befo
   const [rOff, rLate] = [await receiver(), await receiver()];
   const off = await webhook(token, rOff, { active: false, events: ['asset.created'] });
   const a = await asset(token, 'early.example.com');
-  await t0.ctx.webhooks.dispatcher.drain();
+  await t0.ctx.background.webhooks.dispatcher.drain();
   const late = await webhook(token, rLate, { events: ['asset.created'] });
   const b = await asset(token, 'late.example.com');
   await rLate.waitFor(1);
-  await t0.ctx.webhooks.dispatcher.drain();
+  await t0.ctx.background.webhooks.dispatcher.drain();
   t.is((await deliveries(token, off.id)).length, 0);
   t.is(rOff.requests.length, 0);
   const got = rLate.requests.map((q) => JSON.parse(q.body).data.asset_id ?? JSON.parse(q.body).data.id);

@@ -45,7 +45,7 @@ async function receiver(): Promise<HttpsReceiver> {
 async function competitors(): Promise<void> {
   const ctx = t0.app.ctx;
   for (let i = 0; i < 3; i++) {
-    const worker = new WebhookDeliveryWorker({ db: ctx.db, outbox: ctx.outbox, client: ctx.webhooks.outbound, box: ctx.webhooks.secretBox, config: ctx.config.webhooks, logger: ctx.logger });
+    const worker = new WebhookDeliveryWorker({ db: ctx.db, outbox: ctx.outbox, client: ctx.outbound, box: ctx.secretBox, config: ctx.config.webhooks, logger: ctx.logger });
     workers.push(worker);
     worker.start();
   }

@@ -69,7 +69,7 @@ test.before(async () => {
       },
     },
   });
-  await t0.ctx.scans.start(['worker']);
+  await t0.ctx.background.scans.start(['worker']);
 });
 test.after.always(async () => {
   await t0?.close();
