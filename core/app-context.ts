@@ -15,6 +15,8 @@ import type { RetentionSweeper } from './retention/retention-sweeper.ts';
 import type { AssetService } from './assets/asset-service.ts';
 import type { AssetVerificationService } from './assets/asset-verification.ts';
 import type { FindingService } from './findings/finding-service.ts';
+import type { StreamService } from './stream/stream-service.ts';
+import type { HealthService } from './http/health-service.ts';
 import type { WebhookRuntime } from './webhooks/webhook-runtime.ts';
 import type { ScanRuntime } from './scans/scan-runtime.ts';
 
@@ -33,6 +35,8 @@ export interface AppContext {
     assetVerification: AssetVerificationService;
     findings: FindingService;
     exports: ExportService;
+    stream: StreamService;
+    health: HealthService;
   };
   /** Runs background finding exports and deletes expired export files. */
   exportWorker: ExportWorker;

@@ -14,6 +14,8 @@ import { AuthService } from './auth/auth-service.ts';
 import { AssetService } from './assets/asset-service.ts';
 import { AssetVerificationService } from './assets/asset-verification.ts';
 import { FindingService } from './findings/finding-service.ts';
+import { StreamService } from './stream/stream-service.ts';
+import { HealthService } from './http/health-service.ts';
 import { bootstrap } from './auth/bootstrap.ts';
 import { ExportService } from './exports/export-service.ts';
 import { RetentionSweeper } from './retention/retention-sweeper.ts';
@@ -70,6 +72,8 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
         assetVerification: new AssetVerificationService(db, outbox, config.verification),
         findings: findingService,
         exports: exportService,
+        stream: new StreamService(db),
+        health: new HealthService(db),
       },
       exportWorker,
       retention: new RetentionSweeper(db, config.retention, logger),

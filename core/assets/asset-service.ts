@@ -5,8 +5,9 @@ import type { Outbox, UnitOfWork } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import {
   assetRepository, toAssetDetail, toAssetListItem,
-  type AssetDetail, type AssetFilters, type AssetListItem, type AssetRow, type AssetStatus, type NewAsset,
+  type AssetDetail, type AssetListItem, type AssetRow, type NewAsset,
 } from './asset-repository.ts';
+import type { AssetFilters, AssetStatus } from './asset-views.ts';
 import { changeClock } from '../db/change-clock.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';
 import { toIsoRequired } from '../time.ts';
@@ -86,6 +87,11 @@ export class AssetService {
 
   async get(tenantId: string, id: string): Promise<AssetDetail> {
     return toAssetDetail(await this.getRow(tenantId, id));
+  }
+
+  /** When the tenant's asset list last changed (change clock), or null if never: the list's Last-Modified. */
+  listChangedAt(tenantId: string): Promise<number | null> {
+    return changeClock.lastChanged(this.#db, tenantId, 'assets');
   }
 
   async list(tenantId: string, filters: AssetFilters, page: PageRequest): Promise<Page<AssetListItem>> {

@@ -5,12 +5,14 @@ import { newId } from '../ids.ts';
 import { assetRepository } from '../assets/asset-repository.ts';
 import { changeClock } from '../db/change-clock.ts';
 import { findingHistoryRepository, type FindingNote, type StatusChange } from './finding-history-repository.ts';
-import { findingRepository, toFindingListItem, toFindingRecord, type FindingFilters, type FindingListItem, type FindingRecord, type FindingSort, type NewFinding } from './finding-repository.ts';
+import { findingRepository, toFindingListItem, toFindingRecord, type FindingListItem, type FindingRecord, type NewFinding } from './finding-repository.ts';
+import type { FindingFilters, FindingSort } from './finding-views.ts';
 import type { FindingStatus } from '../domain/finding-status.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';
 import { toIsoRequired } from '../time.ts';
 import { refreshAssetRisk } from '../assets/asset-risk.ts';
 import { prepareFinding, type FindingInput } from './finding-input.ts';
+import { findingStats, type FindingStats } from './finding-stats.ts';
 
 export interface FindingDetail extends FindingRecord {
   notes: FindingNote[];
@@ -36,6 +38,16 @@ export class FindingService {
   constructor(db: Db, outbox: Outbox) {
     this.#db = db;
     this.#outbox = outbox;
+  }
+
+  /** When the tenant's finding list last changed (change clock), or null if never: the list's Last-Modified. */
+  listChangedAt(tenantId: string): Promise<number | null> {
+    return changeClock.lastChanged(this.#db, tenantId, 'findings');
+  }
+
+  /** GET /api/findings/stats: counts by severity and status, and the 30-day trend. */
+  stats(tenantId: string): Promise<FindingStats> {
+    return findingStats(this.#db, tenantId);
   }
 
   async list(tenantId: string, filters: FindingFilters, sort: FindingSort, page: PageRequest): Promise<Page<FindingListItem>> {
