@@ -2,6 +2,7 @@ import type { Db } from '../db/create-db.ts';
 import { isUniqueViolation } from '../db/db-errors.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Outbox, UnitOfWork } from '../events/outbox.ts';
+import type { EventPayloads } from '../domain/event-payloads.ts';
 import { newId } from '../ids.ts';
 import {
   assetRepository, toAssetDetail, toAssetListItem,
@@ -33,10 +34,10 @@ export interface AssetChanges {
 /** Asset registry: create, read, list, update, delete; events asset.created through the outbox. */
 export class AssetService {
   readonly #db: Db;
-  readonly #outbox: Outbox;
+  readonly #outbox: Outbox<EventPayloads>;
   readonly #limits: NetworkLimits;
 
-  constructor(db: Db, outbox: Outbox, limits: NetworkLimits) {
+  constructor(db: Db, outbox: Outbox<EventPayloads>, limits: NetworkLimits) {
     this.#db = db;
     this.#outbox = outbox;
     this.#limits = limits;
@@ -66,7 +67,7 @@ export class AssetService {
   }
 
   /** Inserts prepared assets in the caller's unit of work, with their asset.created events. */
-  async insertPrepared(uow: UnitOfWork, assets: NewAsset[]): Promise<void> {
+  async insertPrepared(uow: UnitOfWork<EventPayloads>, assets: NewAsset[]): Promise<void> {
     if (!assets.length) return;
     await assetRepository.insertMany(uow.trx, assets);
     await uow.emitMany(assets.map((a) => ({ tenantId: a.tenantId, kind: 'asset.created' as const, assetId: a.id, data: { asset_id: a.id, name: a.name, type: a.type, tags: a.tags } })));

@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../db/db-errors.ts';
 import { toJson } from '../db/json.ts';
 import { ConflictError, InputError, NotFoundError } from '../errors.ts';
 import type { Outbox } from '../events/outbox.ts';
+import type { EventPayloads } from '../domain/event-payloads.ts';
 import { newId } from '../ids.ts';
 import { OutboundError } from '../outbound/outbound-error.ts';
 import type { OutboundHttpClient } from '../outbound/http-client.ts';
@@ -51,7 +52,7 @@ export const callbackSecretContext = (scanId: string) => `scan:${scanId}:callbac
 
 export interface ScanServiceDeps {
   db: Db;
-  outbox: Outbox;
+  outbox: Outbox<EventPayloads>;
   plugins: PluginRegistry;
   config: ScanConfig;
   outbound: OutboundHttpClient;
