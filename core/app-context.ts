@@ -25,6 +25,8 @@ import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { WebhookDeliveryService } from './webhooks/webhook-delivery-service.ts';
 import type { WebhookBackground } from './webhooks/webhook-runtime.ts';
 import type { BackgroundRegistry } from './work/background-registry.ts';
+import type { StreamService } from './stream/stream-service.ts';
+import type { HealthService } from './http/health-service.ts';
 
 /** Every service the routes call, one level deep: `ctx.services.<name>`. */
 export interface AppServices {
@@ -39,6 +41,8 @@ export interface AppServices {
   webhooks: WebhookService;
   deliveries: WebhookDeliveryService;
   siem: SiemService;
+  stream: StreamService;
+  health: HealthService;
 }
 
 /** The background services (all in `registry`, which starts them by role), and handles on the ones tests and benchmarks drive. */

@@ -14,6 +14,8 @@ import { AuthService } from './auth/auth-service.ts';
 import { AssetService } from './assets/asset-service.ts';
 import { AssetVerificationService } from './assets/asset-verification.ts';
 import { FindingService } from './findings/finding-service.ts';
+import { StreamService } from './stream/stream-service.ts';
+import { HealthService } from './http/health-service.ts';
 import { bootstrap } from './auth/bootstrap.ts';
 import { ExportService } from './exports/export-service.ts';
 import { RetentionSweeper } from './retention/retention-sweeper.ts';
@@ -99,6 +101,8 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
         webhooks: webhooks.webhooks,
         deliveries: webhooks.deliveries,
         siem: siem.service,
+        stream: new StreamService(db),
+        health: new HealthService(db),
       },
       background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background },
       version: VERSION,

@@ -6,9 +6,7 @@ import type { AssetType } from '../domain/asset-type.ts';
 import type { FindingSummary } from '../domain/severity.ts';
 import { whereContains } from '../db/like-pattern.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
-
-export const ASSET_STATUSES = ['active', 'inactive', 'pending_verification'] as const;
-export type AssetStatus = (typeof ASSET_STATUSES)[number];
+import type { AssetFilters, AssetStatus } from './asset-views.ts';
 
 export interface AssetRow {
   id: string;
@@ -94,15 +92,6 @@ export interface NewAsset {
   metadata: Record<string, unknown>;
   searchText: string;
   now: number;
-}
-
-export interface AssetFilters {
-  type?: AssetType;
-  tag?: string;
-  status?: AssetStatus;
-  search?: string;
-  sortBy: 'name' | 'type' | 'created_at' | 'risk_score';
-  sortOrder: 'asc' | 'desc';
 }
 
 function rowOf(a: NewAsset): Record<string, unknown> {

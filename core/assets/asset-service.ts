@@ -2,11 +2,13 @@ import type { Db } from '../db/create-db.ts';
 import { isUniqueViolation } from '../db/db-errors.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Outbox, UnitOfWork } from '../events/outbox.ts';
+import type { EventPayloads } from '../domain/event-payloads.ts';
 import { newId } from '../ids.ts';
 import {
   assetRepository, toAssetDetail, toAssetListItem,
-  type AssetDetail, type AssetFilters, type AssetListItem, type AssetRow, type AssetStatus, type NewAsset,
+  type AssetDetail, type AssetListItem, type AssetRow, type NewAsset,
 } from './asset-repository.ts';
+import type { AssetFilters, AssetStatus } from './asset-views.ts';
 import { changeClock } from '../db/change-clock.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';
 import { toIsoRequired } from '../time.ts';
@@ -32,10 +34,10 @@ export interface AssetChanges {
 /** Asset registry: create, read, list, update, delete; events asset.created through the outbox. */
 export class AssetService {
   readonly #db: Db;
-  readonly #outbox: Outbox;
+  readonly #outbox: Outbox<EventPayloads>;
   readonly #limits: NetworkLimits;
 
-  constructor(db: Db, outbox: Outbox, limits: NetworkLimits) {
+  constructor(db: Db, outbox: Outbox<EventPayloads>, limits: NetworkLimits) {
     this.#db = db;
     this.#outbox = outbox;
     this.#limits = limits;
@@ -65,7 +67,7 @@ export class AssetService {
   }
 
   /** Inserts prepared assets in the caller's unit of work, with their asset.created events. */
-  async insertPrepared(uow: UnitOfWork, assets: NewAsset[]): Promise<void> {
+  async insertPrepared(uow: UnitOfWork<EventPayloads>, assets: NewAsset[]): Promise<void> {
     if (!assets.length) return;
     await assetRepository.insertMany(uow.trx, assets);
     await uow.emitMany(assets.map((a) => ({ tenantId: a.tenantId, kind: 'asset.created' as const, assetId: a.id, data: { asset_id: a.id, name: a.name, type: a.type, tags: a.tags } })));
@@ -86,6 +88,11 @@ export class AssetService {
 
   async get(tenantId: string, id: string): Promise<AssetDetail> {
     return toAssetDetail(await this.getRow(tenantId, id));
+  }
+
+  /** When the tenant's asset list last changed (change clock), or null if never: the list's Last-Modified. */
+  listChangedAt(tenantId: string): Promise<number | null> {
+    return changeClock.lastChanged(this.#db, tenantId, 'assets');
   }
 
   async list(tenantId: string, filters: AssetFilters, page: PageRequest): Promise<Page<AssetListItem>> {

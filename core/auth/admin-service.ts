@@ -1,4 +1,5 @@
 import type { Db } from '../db/create-db.ts';
+import { changeClock } from '../db/change-clock.ts';
 import { isUniqueViolation } from '../db/db-errors.ts';
 import { ConflictError, InputError, NotFoundError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -55,6 +56,32 @@ export class AdminService {
 
   listTenants(page: PageRequest): Promise<Page<Tenant>> {
     return tenantRepository.list(this.#db, page);
+  }
+
+  /** Epoch ms of the latest change to any tenant, or null when there is none: the list's Last-Modified. */
+  tenantsChangedAt(): Promise<number | null> {
+    return tenantRepository.lastUpdated(this.#db);
+  }
+
+  /** The tenant's updated_at (epoch ms), or null when there is none: for Last-Modified. */
+  async tenantUpdatedAt(id: string): Promise<number | null> {
+    const tenant = await tenantRepository.findById(this.#db, id);
+    return tenant ? Date.parse(tenant.updated_at) : null;
+  }
+
+  /**
+   * When a tenant's user list last changed (0 if never), or null for an unknown tenant,
+   * whose list answers 404, never 304.
+   */
+  async usersChangedAt(tenantId: string): Promise<number | null> {
+    if (!(await tenantRepository.findById(this.#db, tenantId))) return null;
+    return (await changeClock.lastChanged(this.#db, tenantId, 'users')) ?? 0;
+  }
+
+  /** When a tenant's token list last changed, or null for an unknown tenant (as usersChangedAt). */
+  async tokensChangedAt(tenantId: string): Promise<number | null> {
+    if (!(await tenantRepository.findById(this.#db, tenantId))) return null;
+    return tokenRepository.listLastModified(this.#db, tenantId);
   }
 
   async updateTenant(id: string, changes: { name?: string; tier?: Tier }): Promise<Tenant> {

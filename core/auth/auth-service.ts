@@ -1,6 +1,8 @@
 import type { Db } from '../db/create-db.ts';
 import { UnauthorizedError } from '../errors.ts';
 import { userRepository } from './user-repository.ts';
+import { tenantRepository, type Tenant } from './tenant-repository.ts';
+import { tokenRepository, type ApiToken } from './token-repository.ts';
 import type { AdminService } from './admin-service.ts';
 import { hashPassword, needsRehash, verifyPassword, type ScryptParams } from './password.ts';
 import type { Scope } from '../domain/scopes.ts';
@@ -13,6 +15,13 @@ export interface LoginResult {
   scopes: Scope[];
   tenant_id: string;
   user_id: string;
+}
+
+/** Who is calling: the tenant and the token behind a request (GET /api/user/me). */
+export interface WhoAmI {
+  tenant: Pick<Tenant, 'id' | 'name' | 'tier'>;
+  token: Pick<ApiToken, 'id' | 'name' | 'kind' | 'scopes' | 'expires_at'>;
+  user_id: string | null;
 }
 
 /** Email + password login, issuing short-lived tokens that carry the user's scopes. */
@@ -55,5 +64,23 @@ export class AuthService {
       tenant_id: record.tenant_id,
       user_id: found.user.id,
     };
+  }
+
+  /** The caller's tenant and token; both exist, since the request was authenticated with them. */
+  async whoAmI(caller: { tenantId: string; tokenId: string; userId: string | null }): Promise<WhoAmI> {
+    const [tenant, token] = await Promise.all([
+      tenantRepository.findById(this.#db, caller.tenantId),
+      tokenRepository.findById(this.#db, caller.tokenId),
+    ]);
+    return {
+      tenant: { id: tenant!.id, name: tenant!.name, tier: tenant!.tier },
+      token: { id: token!.id, name: token!.name, kind: token!.kind, scopes: token!.scopes, expires_at: token!.expires_at },
+      user_id: caller.userId,
+    };
+  }
+
+  /** Revokes the token a request came with; revoking twice is harmless. */
+  logout(tokenId: string): Promise<void> {
+    return tokenRepository.revoke(this.#db, tokenId, Date.now());
   }
 }

@@ -1,21 +1,26 @@
 import type { Db, Transaction } from '../db/create-db.ts';
 import type { EventBus } from './event-bus.ts';
-import { eventRepository, type NewEvent } from './event-repository.ts';
+import { eventRepository } from './event-repository.ts';
+import type { StoredEventKind } from '../domain/event-kinds.ts';
+import type { NewEventOf, PayloadMap } from '../domain/event-payloads.ts';
 
-/** A unit of work: the transaction plus `emit`, which appends to the outbox inside it. */
-export interface UnitOfWork {
+/**
+ * A unit of work: the transaction plus `emit`, which appends to the outbox inside it.
+ * `P` types each kind's data: services take `UnitOfWork<EventPayloads>` (core/domain/event-payloads.ts).
+ */
+export interface UnitOfWork<P extends PayloadMap = PayloadMap> {
   trx: Transaction;
   /** Appends an event in this transaction; it exists for consumers only if the transaction commits. */
-  emit(event: NewEvent): Promise<number>;
+  emit<K extends StoredEventKind>(event: NewEventOf<P, K>): Promise<number>;
   /** Appends several events in this transaction with multi-row inserts. */
-  emitMany(events: NewEvent[]): Promise<void>;
+  emitMany<K extends StoredEventKind>(events: NewEventOf<P, K>[]): Promise<void>;
 }
 
 /**
  * Every state change and its events are written in one transaction, so an event
  * exists if and only if its change does. After commit the bus wakes local consumers.
  */
-export class Outbox {
+export class Outbox<P extends PayloadMap = PayloadMap> {
   readonly #db: Db;
   readonly #bus: EventBus;
 
@@ -24,7 +29,7 @@ export class Outbox {
     this.#bus = bus;
   }
 
-  async transaction<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (uow: UnitOfWork<P>) => Promise<T>): Promise<T> {
     let emitted = 0;
     const result = await this.#db.transaction(async (trx) =>
       work({

@@ -2,28 +2,7 @@ import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { LeaseQueue } from '../work/lease-queue.ts';
 import type { ExportFormat } from './export-formats.ts';
-import type { ExportFilters } from './finding-export-repository.ts';
-
-export type ExportStatus = 'queued' | 'running' | 'completed' | 'failed' | 'expired';
-
-export interface ExportJob {
-  id: string;
-  tenantId: string;
-  format: ExportFormat;
-  filters: ExportFilters;
-  status: ExportStatus;
-  totalRows: number;
-  rowCount: number | null;
-  sizeBytes: number | null;
-  fileName: string | null;
-  error: string | null;
-  requestedBy: string | null;
-  createdAt: number;
-  startedAt: number | null;
-  completedAt: number | null;
-  expiresAt: number | null;
-  updatedAt: number;
-}
+import type { ExportFilters, ExportJob, ExportStatus } from './export-views.ts';
 
 interface ExportRow {
   id: string; tenant_id: string; format: ExportFormat; filters: string; status: ExportStatus; total_rows: number;

@@ -9,8 +9,9 @@ import { ConflictError, InputError, NotFoundError, RampartError } from '../error
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import { changeClock } from '../db/change-clock.ts';
-import { exportRepository, type ExportJob } from './export-repository.ts';
-import { findingExportRepository, type ExportFilters } from './finding-export-repository.ts';
+import { exportRepository } from './export-repository.ts';
+import { findingExportRepository } from './finding-export-repository.ts';
+import type { ExportFilters, ExportJob } from './export-views.ts';
 import { CONTENT_TYPES, csvStages, jsonStages, type ExportFormat } from './export-formats.ts';
 import { pdfStage } from './findings-pdf.ts';
 

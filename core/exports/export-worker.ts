@@ -4,7 +4,8 @@ import type { Logger } from '../logger.ts';
 import { errorMessage } from '../work/coerce-error.ts';
 import { claimToken } from '../work/instance-id.ts';
 import { PollLoop } from '../work/poll-loop.ts';
-import { exportRepository, type ExportJob } from './export-repository.ts';
+import { exportRepository } from './export-repository.ts';
+import type { ExportJob } from './export-views.ts';
 import type { ExportService } from './export-service.ts';
 
 /**

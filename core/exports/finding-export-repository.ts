@@ -3,17 +3,11 @@ import type { Knex } from 'knex';
 import { dialectOf, type Db, type Queryable } from '../db/create-db.ts';
 import type { Severity } from '../domain/severity.ts';
 import { SEVERITIES, severityOfRank } from '../domain/severity.ts';
-import { findingRepository, toFindingRecord, type FindingFilters, type FindingRecord, type FindingRow, type FindingSort } from '../findings/finding-repository.ts';
+import { findingRepository, toFindingRecord, type FindingRecord, type FindingRow } from '../findings/finding-repository.ts';
+import type { FindingFilters, FindingSort } from '../findings/finding-views.ts';
+import type { ExportFilters } from './export-views.ts';
 import { FINDING_STATUSES, type FindingStatus } from '../domain/finding-status.ts';
 import { streamRows } from '../db/query-stream.ts';
-
-/** The list query's keys (GET /api/findings) as an export request carries them; page/per_page only when given. */
-export interface ExportFilters extends FindingFilters {
-  sort_by?: FindingSort['sortBy'];
-  sort_order?: FindingSort['sortOrder'];
-  page?: number;
-  per_page?: number;
-}
 
 /** One exported finding: the detail view without notes and status history. */
 export type ExportFinding = FindingRecord;

@@ -18,21 +18,7 @@ import type { OpenFindingGroup } from './risk-score.ts';
 import { toIsoRequired } from '../time.ts';
 import { whereContains } from '../db/like-pattern.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';
-
-export interface FindingFilters {
-  severity?: Severity[];
-  status?: FindingStatus;
-  asset_id?: string;
-  scan_id?: string;
-  cvss_min?: number;
-  cvss_max?: number;
-  search?: string;
-}
-
-export interface FindingSort {
-  sortBy: 'severity' | 'cvss' | 'discovered_at' | 'title';
-  sortOrder: 'asc' | 'desc';
-}
+import type { FindingFilters, FindingSort } from './finding-views.ts';
 
 export interface FindingRow {
   id: string;

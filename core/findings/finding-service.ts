@@ -1,16 +1,19 @@
 import type { Db } from '../db/create-db.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import type { Outbox, UnitOfWork } from '../events/outbox.ts';
+import type { EventAsset, EventPayloads } from '../domain/event-payloads.ts';
 import { newId } from '../ids.ts';
 import { assetRepository } from '../assets/asset-repository.ts';
 import { changeClock } from '../db/change-clock.ts';
 import { findingHistoryRepository, type FindingNote, type StatusChange } from './finding-history-repository.ts';
-import { findingRepository, toFindingListItem, toFindingRecord, type FindingFilters, type FindingListItem, type FindingRecord, type FindingSort, type NewFinding } from './finding-repository.ts';
+import { findingRepository, toFindingListItem, toFindingRecord, type FindingListItem, type FindingRecord, type NewFinding } from './finding-repository.ts';
+import type { FindingFilters, FindingSort } from './finding-views.ts';
 import type { FindingStatus } from '../domain/finding-status.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';
 import { toIsoRequired } from '../time.ts';
 import { refreshAssetRisk } from './asset-risk.ts';
 import { prepareFinding, type FindingInput } from './finding-input.ts';
+import { findingStats, type FindingStats } from './finding-stats.ts';
 
 export interface FindingDetail extends FindingRecord {
   notes: FindingNote[];
@@ -31,11 +34,21 @@ export interface StatusUpdate {
  */
 export class FindingService {
   readonly #db: Db;
-  readonly #outbox: Outbox;
+  readonly #outbox: Outbox<EventPayloads>;
 
-  constructor(db: Db, outbox: Outbox) {
+  constructor(db: Db, outbox: Outbox<EventPayloads>) {
     this.#db = db;
     this.#outbox = outbox;
+  }
+
+  /** When the tenant's finding list last changed (change clock), or null if never: the list's Last-Modified. */
+  listChangedAt(tenantId: string): Promise<number | null> {
+    return changeClock.lastChanged(this.#db, tenantId, 'findings');
+  }
+
+  /** GET /api/findings/stats: counts by severity and status, and the 30-day trend. */
+  stats(tenantId: string): Promise<FindingStats> {
+    return findingStats(this.#db, tenantId);
   }
 
   async list(tenantId: string, filters: FindingFilters, sort: FindingSort, page: PageRequest): Promise<Page<FindingListItem>> {
@@ -74,10 +87,10 @@ export class FindingService {
    * finding.new event each, risk of the touched assets, change clocks. The scan
    * engine can call this with findings of a scan.
    */
-  async insertPrepared(uow: UnitOfWork, findings: NewFinding[], bulk = true): Promise<void> {
+  async insertPrepared(uow: UnitOfWork<EventPayloads>, findings: NewFinding[], bulk = true): Promise<void> {
     if (!findings.length) return;
     const tenantId = findings[0]!.tenantId;
-    const assets = new Map<string, { id: string; name: string; type: string }>();
+    const assets = new Map<string, EventAsset>();
     for (const [i, f] of findings.entries()) {
       if (!assets.has(f.assetId)) {
         const asset = await assetRepository.findById(uow.trx, tenantId, f.assetId);
@@ -94,7 +107,7 @@ export class FindingService {
       tenantId,
       kind: 'finding.new' as const,
       assetId: f.assetId,
-      data: { finding_id: f.id, title: f.title, severity: f.severity, cvss: f.cvss, asset: assets.get(f.assetId), scan_id: f.scanId },
+      data: { finding_id: f.id, title: f.title, severity: f.severity, cvss: f.cvss, asset: assets.get(f.assetId)!, scan_id: f.scanId },
     })));
     const now = findings[0]!.now;
     await refreshAssetRisk(uow.trx, assets.keys(), now);

@@ -1,7 +1,5 @@
 import type { Plugin, Request, ResponseObject } from '@hapi/hapi';
 import type { Boom } from '@hapi/boom';
-import type { Queryable } from '../db/create-db.ts';
-import { changeClock, type Collection } from '../db/change-clock.ts';
 import { callerOf } from './auth-scheme.ts';
 import { formatHttpDate, isNotModified, lastModifiedSecond, parseHttpDate } from './last-modified.ts';
 
@@ -12,10 +10,13 @@ import { formatHttpDate, isNotModified, lastModifiedSecond, parseHttpDate } from
  */
 export type LastModifiedSource = (request: Request) => Promise<number | null>;
 
-/** A tenant collection's list: the change clock, read before the handler reads the rows. */
-export function collectionLastModified(db: Queryable, collection: Collection): LastModifiedSource {
+/**
+ * A tenant collection's list: its change clock as the feature's service reads it
+ * (`listChangedAt`), read before the handler reads the rows.
+ */
+export function collectionLastModified(changedAt: (tenantId: string) => Promise<number | null>): LastModifiedSource {
   // A collection that never changed is empty; epoch 0 still lets clients revalidate it.
-  return async (request) => (await changeClock.lastChanged(db, callerOf(request).tenantId, collection)) ?? 0;
+  return async (request) => (await changedAt(callerOf(request).tenantId)) ?? 0;
 }
 
 /** One record: its `updated_at`. `load` must apply the same tenant filter as the handler. */

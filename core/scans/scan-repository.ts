@@ -2,11 +2,11 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../db/create-db.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
 import { LeaseQueue } from '../work/lease-queue.ts';
+import type { ScanFilters, ScanPriority, ScanStatus } from './scan-fields.ts';
 
-export const SCAN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
-export type ScanStatus = (typeof SCAN_STATUSES)[number];
-export const SCAN_PRIORITIES = ['low', 'normal', 'high'] as const;
-export type ScanPriority = (typeof SCAN_PRIORITIES)[number];
+// core/scans/scan-scheduler.ts still imports ScanPriority from here.
+export type { ScanPriority } from './scan-fields.ts';
+
 export const PRIORITY_RANK: Record<ScanPriority, number> = { low: 0, normal: 1, high: 2 };
 
 export interface ScanRow {
@@ -42,15 +42,6 @@ export interface ScanRow {
   updated_at: number;
   /** Joined from assets in reads that need it. */
   asset_name?: string;
-}
-
-export interface ScanFilters {
-  status?: ScanStatus;
-  asset_id?: string;
-  scan_type?: string;
-  /** created_at bounds, epoch ms, inclusive. */
-  from?: number;
-  to?: number;
 }
 
 const TERMINAL: ScanStatus[] = ['completed', 'failed', 'cancelled'];

@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../db/db-errors.ts';
 import { toJson } from '../db/json.ts';
 import { ConflictError, InputError, NotFoundError } from '../errors.ts';
 import type { Outbox } from '../events/outbox.ts';
+import type { EventPayloads } from '../domain/event-payloads.ts';
 import { newId } from '../ids.ts';
 import { OutboundError } from '../outbound/outbound-error.ts';
 import type { OutboundHttpClient } from '../outbound/http-client.ts';
@@ -18,7 +19,8 @@ import { toFindingListItem, type FindingListItem } from '../findings/finding-rep
 import type { Page, PageRequest } from '../db/paginate.ts';
 import { scanCheckRepository } from './scan-check-repository.ts';
 import { scanFindingRepository } from './scan-finding-repository.ts';
-import { PRIORITY_RANK, scanRepository, type ScanFilters, type ScanPriority, type ScanRow } from './scan-repository.ts';
+import { PRIORITY_RANK, scanRepository, type ScanRow } from './scan-repository.ts';
+import type { ScanFilters, ScanPriority } from './scan-fields.ts';
 import { knownCategories, planChecks, type PlannedCheck } from './scan-planner.ts';
 import { denyList, staticDenial, targetOf } from './scan-scope.ts';
 import { SCAN_TYPE_SERVED_BY } from './scan-types.ts';
@@ -50,7 +52,7 @@ export const callbackSecretContext = (scanId: string) => `scan:${scanId}:callbac
 
 export interface ScanServiceDeps {
   db: Db;
-  outbox: Outbox;
+  outbox: Outbox<EventPayloads>;
   plugins: PluginRegistry;
   config: ScanConfig;
   outbound: OutboundHttpClient;
@@ -148,6 +150,17 @@ export class ScanService {
 
   async status(tenantId: string, id: string): Promise<ScanStatusView> {
     return toStatusView(await this.#row(tenantId, id));
+  }
+
+  /** When the tenant's scan list last changed (change clock), or null if never: the list's Last-Modified. */
+  listChangedAt(tenantId: string): Promise<number | null> {
+    return changeClock.lastChanged(this.#d.db, tenantId, 'scans');
+  }
+
+  /** updated_at of the tenant's scan (epoch ms), or null when there is none: for Last-Modified. */
+  async updatedAt(tenantId: string, id: string): Promise<number | null> {
+    const row = await scanRepository.findById(this.#d.db, tenantId, id);
+    return row ? Number(row.updated_at) : null;
   }
 
   async list(tenantId: string, filters: ScanFilters, page: PageRequest): Promise<Page<ScanView>> {

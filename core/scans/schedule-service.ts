@@ -119,6 +119,11 @@ export class ScheduleService {
     return toScheduleView(row);
   }
 
+  /** When the tenant's schedule list last changed (change clock), or null if never: the list's Last-Modified. */
+  listChangedAt(tenantId: string): Promise<number | null> {
+    return changeClock.lastChanged(this.#db, tenantId, 'schedules');
+  }
+
   async list(tenantId: string, filters: { asset_id?: string }, page: PageRequest): Promise<Page<ScheduleView>> {
     const result = await scheduleRepository.list(this.#db, tenantId, filters, page);
     return { total: result.total, rows: result.rows.map(toScheduleView) };

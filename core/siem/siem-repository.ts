@@ -1,34 +1,10 @@
 import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
+import type { SiemFormat, SiemProtocol, SiemRecord } from './siem-views.ts';
 
-export type SiemProtocol = 'tcp_tls' | 'tcp' | 'udp';
-export type SiemFormat = 'cef' | 'rfc5424';
-
-/** An integration as stored; the TLS client key stays sealed here, the service opens it. */
-export interface SiemRecord {
-  id: string;
-  tenantId: string;
-  name: string;
-  type: 'syslog';
-  protocol: SiemProtocol;
-  host: string;
-  port: number;
-  format: SiemFormat;
-  events: string[];
-  facility: number;
-  active: boolean;
-  tlsCa: string | null;
-  tlsCert: string | null;
-  tlsKeySealed: string | null;
-  tlsServerName: string | null;
-  tlsVerify: boolean;
-  lastError: string | null;
-  lastErrorAt: number | null;
-  lastSentAt: number | null;
-  createdAt: number;
-  updatedAt: number;
-}
+// The forwarders, the renderer and the runtime still import SiemRecord from here.
+export type { SiemRecord } from './siem-views.ts';
 
 export type SiemChanges = Partial<Omit<SiemRecord, 'id' | 'tenantId' | 'createdAt'>>;
 

@@ -7,7 +7,8 @@ import { ipLiteral, type AddressPolicy } from '../outbound/address-policy.ts';
 import { resolveAll } from '../outbound/guarded-lookup.ts';
 import { changeClock } from '../db/change-clock.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';
-import { siemRepository, type SiemChanges, type SiemFormat, type SiemProtocol, type SiemRecord } from './siem-repository.ts';
+import { siemRepository, type SiemChanges } from './siem-repository.ts';
+import type { SiemFormat, SiemProtocol, SiemRecord } from './siem-views.ts';
 import type { SyslogTarget } from './syslog-transport.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import type { SiemTestResult } from './siem-test-send.ts';
@@ -142,6 +143,11 @@ export class SiemService {
     const record = await siemRepository.findById(this.#db, tenantId, id);
     if (!record) throw new NotFoundError('SIEM integration');
     return record;
+  }
+
+  /** When the tenant's SIEM integration list last changed (change clock), or null if never: the list's Last-Modified. */
+  listChangedAt(tenantId: string): Promise<number | null> {
+    return changeClock.lastChanged(this.#db, tenantId, 'integrations');
   }
 
   list(tenantId: string, page: PageRequest): Promise<Page<SiemRecord>> {

@@ -1,12 +1,8 @@
 import type { Queryable } from '../db/create-db.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
 import { LeaseQueue } from '../work/lease-queue.ts';
+import type { DeliveryStatus } from './delivery-status.ts';
 
-/**
- * `pending`: waiting for its first attempt; `retried`: an attempt failed and another is
- * scheduled (the spec's word); `delivered`: a 2xx arrived; `failed`: attempts exhausted.
- */
-export type DeliveryStatus = 'pending' | 'retried' | 'delivered' | 'failed';
 export const SENDABLE: DeliveryStatus[] = ['pending', 'retried'];
 
 export interface DeliveryRow {

@@ -3,15 +3,17 @@ import type { Db } from '../db/create-db.ts';
 import { ConflictError, InputError, NotFoundError } from '../errors.ts';
 import { eventRepository } from '../events/event-repository.ts';
 import type { Outbox } from '../events/outbox.ts';
+import type { EventPayloads, WebhookTestData } from '../domain/event-payloads.ts';
 import { newId } from '../ids.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';
-import { webhookDeliveryRepository as deliveries, type AttemptRow, type DeliveryRow, type DeliveryStatus } from './webhook-delivery-repository.ts';
+import { webhookDeliveryRepository as deliveries, type AttemptRow, type DeliveryRow } from './webhook-delivery-repository.ts';
+import type { DeliveryStatus } from './delivery-status.ts';
 import { webhookRepository } from './webhook-repository.ts';
 import { WebhookDeliveryWorker } from './webhook-delivery-worker.ts';
 import { webhookBody } from './webhook-payload.ts';
 
 /** Sample data of `webhook.test` (the spec leaves it open): a `finding.new`-shaped example. */
-function sampleData(webhookId: string): Record<string, unknown> {
+function sampleData(webhookId: string): WebhookTestData {
   return {
     webhook_id: webhookId,
     message: 'Test event from Rampart. Verify the signature, answer 2xx quickly, de-duplicate on id.',
@@ -29,11 +31,11 @@ function sampleData(webhookId: string): Record<string, unknown> {
 /** Deliveries of a webhook: test sends, history, manual retry and bulk recovery. */
 export class WebhookDeliveryService {
   readonly #db: Db;
-  readonly #outbox: Outbox;
+  readonly #outbox: Outbox<EventPayloads>;
   readonly #worker: WebhookDeliveryWorker;
   readonly #config: WebhooksConfig;
 
-  constructor(db: Db, outbox: Outbox, worker: WebhookDeliveryWorker, config: WebhooksConfig) {
+  constructor(db: Db, outbox: Outbox<EventPayloads>, worker: WebhookDeliveryWorker, config: WebhooksConfig) {
     this.#db = db;
     this.#outbox = outbox;
     this.#worker = worker;

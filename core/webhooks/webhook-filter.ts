@@ -1,7 +1,5 @@
 import type { PlatformEvent } from '../plugin-api.ts';
-import type { Severity } from '../domain/severity.ts';
-
-export const SEVERITY_RANK: Record<Severity, number> = { info: 0, low: 1, medium: 2, high: 3, critical: 4 };
+import { SEVERITY_RANK, type Severity } from '../domain/severity.ts';
 
 /** `filters` of a webhook (all optional). */
 export interface WebhookFilters {

@@ -98,6 +98,11 @@ export class WebhookService {
     return hook;
   }
 
+  /** When the tenant's webhook list last changed (change clock), or null if never: the list's Last-Modified. */
+  listChangedAt(tenantId: string): Promise<number | null> {
+    return changeClock.lastChanged(this.#db, tenantId, 'webhooks');
+  }
+
   list(tenantId: string, page: PageRequest): Promise<Page<WebhookRecord>> {
     return webhookRepository.list(this.#db, tenantId, page);
   }

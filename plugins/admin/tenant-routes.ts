@@ -1,9 +1,7 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
-import { recordLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf, pageQuery } from '../../core/http/pagination.ts';
-import { tenantRepository } from '../../core/auth/tenant-repository.ts';
 import { createTenantPayload, tenantId, tenantSchema, updateTenantPayload } from './admin-schemas.ts';
 
 const admin = { access: { scope: ['admin'] } };
@@ -32,7 +30,7 @@ export function tenantRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'List tenants',
         notes: 'Sends Last-Modified (the latest change to any tenant); If-Modified-Since on an unchanged list answers 304 and costs no rate-limit token.',
-        plugins: { rampart: { lastModified: async () => (await tenantRepository.lastUpdated(ctx.db)) ?? 0 } },
+        plugins: { rampart: { lastModified: async () => (await service.tenantsChangedAt()) ?? 0 } },
         validate: { query: Joi.object(pageQuery) },
         response: { status: { 200: listOf(tenantSchema, 'TenantList') } },
       },
@@ -50,7 +48,7 @@ export function tenantRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'Get a tenant',
         notes: "Sends Last-Modified (the tenant's updated_at); If-Modified-Since on an unchanged tenant answers 304 and costs no rate-limit token.",
-        plugins: { rampart: { lastModified: recordLastModified((request) => tenantRepository.findById(ctx.db, String(request.params.tenant_id))) } },
+        plugins: { rampart: { lastModified: (request) => service.tenantUpdatedAt(String(request.params.tenant_id)) } },
         validate: { params: Joi.object({ tenant_id: tenantId }), query: Joi.object({}) },
         response: { status: { 200: dataOf(tenantSchema, 'TenantResponse') } },
       },

@@ -4,8 +4,6 @@ import type { AppContext } from '../../core/app-context.ts';
 import { dataOf, listMeta, listOf, pageQuery } from '../../core/http/pagination.ts';
 import type { Scope } from '../../core/domain/scopes.ts';
 import { createTokenPayload, issuedTokenSchema, tenantId, tokenId, tokenSchema } from './admin-schemas.ts';
-import { tenantRepository } from '../../core/auth/tenant-repository.ts';
-import { tokenRepository } from '../../core/auth/token-repository.ts';
 
 const admin = { access: { scope: ['admin'] } };
 const tags = ['api', 'admin'];
@@ -62,7 +60,7 @@ export function tokenRoutes(ctx: AppContext): ServerRoute[] {
         },
         response: { status: { 200: listOf(tokenSchema, 'ApiTokenList') } },
         // An unknown tenant has no Last-Modified (null): the handler answers 404, never 304.
-        plugins: { rampart: { lastModified: async (request) => ((await tenantRepository.findById(ctx.db, String(request.params.tenant_id))) ? tokenRepository.listLastModified(ctx.db, String(request.params.tenant_id)) : null) } },
+        plugins: { rampart: { lastModified: (request) => service.tokensChangedAt(String(request.params.tenant_id)) } },
       },
       handler: async (request) => {
         const { page, per_page, include_revoked } = request.query as { page: number; per_page: number; include_revoked: boolean };

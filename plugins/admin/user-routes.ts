@@ -1,8 +1,6 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
-import { changeClock } from '../../core/db/change-clock.ts';
-import { tenantRepository } from '../../core/auth/tenant-repository.ts';
 import { dataOf, listMeta, listOf, pageQuery } from '../../core/http/pagination.ts';
 import type { Scope } from '../../core/domain/scopes.ts';
 import { createUserPayload, tenantId, userId, userSchema } from './admin-schemas.ts';
@@ -38,7 +36,7 @@ export function userRoutes(ctx: AppContext): ServerRoute[] {
         description: "List a tenant's users",
         validate: { params: Joi.object({ tenant_id: tenantId }), query: Joi.object(pageQuery) },
         // An unknown tenant has no Last-Modified (null): the handler answers 404, never 304.
-        plugins: { rampart: { lastModified: async (request) => ((await tenantRepository.findById(ctx.db, String(request.params.tenant_id))) ? ((await changeClock.lastChanged(ctx.db, String(request.params.tenant_id), 'users')) ?? 0) : null) } },
+        plugins: { rampart: { lastModified: (request) => service.usersChangedAt(String(request.params.tenant_id)) } },
         response: { status: { 200: listOf(userSchema, 'UserList') } },
       },
       handler: async (request) => {

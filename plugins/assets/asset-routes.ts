@@ -4,7 +4,7 @@ import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { collectionLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf } from '../../core/http/pagination.ts';
-import type { AssetFilters } from '../../core/assets/asset-repository.ts';
+import type { AssetFilters } from '../../core/assets/asset-views.ts';
 import type { AssetChanges } from '../../core/assets/asset-service.ts';
 import type { AssetInput } from '../../core/assets/asset-input.ts';
 import {
@@ -33,7 +33,7 @@ export function assetRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'List assets',
         notes: 'List view (no metadata, finding_summary, updated_at). Ties in the sort order are broken by id in the same direction. `search` matches a case-insensitive substring of the name or of metadata keys and values.',
-        plugins: { rampart: { lastModified: collectionLastModified(ctx.db, 'assets') } },
+        plugins: { rampart: { lastModified: collectionLastModified((tenantId) => service.listChangedAt(tenantId)) } },
         validate: { query: assetListQuery },
         response: { status: { 200: listOf(assetListItemSchema, 'AssetList') } },
       },

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { recordId, severityCountsSchema } from '../../core/http/common-schemas.ts';
 import { pageQuery } from '../../core/http/pagination.ts';
-import { ASSET_STATUSES } from '../../core/assets/asset-repository.ts';
+import { ASSET_STATUSES } from '../../core/assets/asset-views.ts';
 import { ASSET_TYPES } from '../../core/domain/asset-type.ts';
 import { MAX_TAG_LENGTH, MAX_TAGS, TAG_PATTERN } from '../../core/assets/asset-input.ts';
 import { VERIFICATION_METHODS } from '../../core/assets/verification-methods.ts';

@@ -4,8 +4,6 @@ import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { dataOf } from '../../core/http/pagination.ts';
 import { endpointLimit } from '../../core/http/rate-limit-settings.ts';
-import { tenantRepository } from '../../core/auth/tenant-repository.ts';
-import { tokenRepository } from '../../core/auth/token-repository.ts';
 
 const tags = ['api', 'auth'];
 const iso = Joi.string().isoDate();
@@ -69,20 +67,7 @@ export const authPlugin: Plugin<AppContext> = {
           validate: { query: Joi.object({}) },
           response: { status: { 200: dataOf(meSchema, 'WhoAmIResponse') } },
         },
-        handler: async (request) => {
-          const caller = callerOf(request);
-          const [tenant, token] = await Promise.all([
-            tenantRepository.findById(ctx.db, caller.tenantId),
-            tokenRepository.findById(ctx.db, caller.tokenId),
-          ]);
-          return {
-            data: {
-              tenant: { id: tenant!.id, name: tenant!.name, tier: tenant!.tier },
-              token: { id: token!.id, name: token!.name, kind: token!.kind, scopes: token!.scopes, expires_at: token!.expires_at },
-              user_id: caller.userId,
-            },
-          };
-        },
+        handler: async (request) => ({ data: await ctx.services.auth.whoAmI(callerOf(request)) }),
       },
       {
         method: 'POST',
@@ -94,7 +79,7 @@ export const authPlugin: Plugin<AppContext> = {
           response: { status: { 204: Joi.any().empty() } },
         },
         handler: async (request, h) => {
-          await tokenRepository.revoke(ctx.db, callerOf(request).tokenId, Date.now());
+          await ctx.services.auth.logout(callerOf(request).tokenId);
           return h.response().code(204);
         },
       },

@@ -6,7 +6,7 @@ import { callerOf } from '../../core/http/auth-scheme.ts';
 import { recordLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf } from '../../core/http/pagination.ts';
 import { endpointLimit } from '../../core/http/rate-limit-settings.ts';
-import type { ExportFilters } from '../../core/exports/finding-export-repository.ts';
+import type { ExportFilters } from '../../core/exports/export-views.ts';
 import type { ExportFormat } from '../../core/exports/export-formats.ts';
 import { exportIdParams, exportPayload, exportSchema } from './export-schemas.ts';
 import { exportView } from './export-view.ts';

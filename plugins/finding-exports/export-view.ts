@@ -1,4 +1,4 @@
-import type { ExportJob } from '../../core/exports/export-repository.ts';
+import type { ExportJob } from '../../core/exports/export-views.ts';
 import { toIso, toIsoRequired } from '../../core/time.ts';
 
 /** Where a background export is polled and fetched: paths on this server, so they work behind any host name. */

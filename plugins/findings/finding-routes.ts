@@ -4,9 +4,8 @@ import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { collectionLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf } from '../../core/http/pagination.ts';
-import type { FindingFilters, FindingSort } from '../../core/findings/finding-repository.ts';
+import type { FindingFilters, FindingSort } from '../../core/findings/finding-views.ts';
 import type { FindingStatus } from '../../core/domain/finding-status.ts';
-import { findingStats } from '../../core/findings/finding-stats.ts';
 import {
   findingDetailSchema, findingIdParams, findingListItemSchema, findingListQuery, statsSchema, statusPayload, statusResultSchema,
 } from './finding-schemas.ts';
@@ -32,7 +31,7 @@ export function findingRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'List findings',
         notes: 'List view: no cvss_vector, evidence, tags or notes. `severity` sorts by rank (critical > high > medium > low > info); ties are broken by id in the same direction. cvss_min/cvss_max are inclusive.',
-        plugins: { rampart: { lastModified: collectionLastModified(ctx.db, 'findings') } },
+        plugins: { rampart: { lastModified: collectionLastModified((tenantId) => service.listChangedAt(tenantId)) } },
         validate: { query: findingListQuery },
         response: { status: { 200: listOf(findingListItemSchema, 'FindingList') } },
       },
@@ -54,7 +53,7 @@ export function findingRoutes(ctx: AppContext): ServerRoute[] {
         validate: { query: Joi.object({}) },
         response: { status: { 200: dataOf(statsSchema, 'FindingStatsResponse') } },
       },
-      handler: async (request) => ({ data: await findingStats(ctx.db, callerOf(request).tenantId) }),
+      handler: async (request) => ({ data: await service.stats(callerOf(request).tenantId) }),
     },
     {
       method: 'GET',

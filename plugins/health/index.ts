@@ -1,7 +1,6 @@
 import type { Plugin } from '@hapi/hapi';
 import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
-import { dialectOf } from '../../core/db/create-db.ts';
 import { ServiceUnavailableError } from '../../core/errors.ts';
 import { dataOf } from '../../core/http/pagination.ts';
 
@@ -30,8 +29,9 @@ export const healthPlugin: Plugin<AppContext> = {
         response: { status: { 200: dataOf(healthSchema, 'HealthResponse') } },
       },
       async handler() {
+        let engine: string;
         try {
-          await ctx.db.raw('select 1');
+          ({ engine } = await ctx.services.health.database());
         } catch {
           throw new ServiceUnavailableError('The database is not reachable.', { database: 'unreachable' });
         }
@@ -41,7 +41,7 @@ export const healthPlugin: Plugin<AppContext> = {
             version: ctx.version,
             uptime_seconds: Math.floor((Date.now() - ctx.startedAt) / 1000),
             time: new Date().toISOString(),
-            database: { status: 'ok', engine: dialectOf(ctx.db) },
+            database: { status: 'ok', engine },
           },
         };
       },

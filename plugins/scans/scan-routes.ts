@@ -2,11 +2,10 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
-import { collectionLastModified, recordLastModified } from '../../core/http/conditional-get.ts';
+import { collectionLastModified, type LastModifiedSource } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf } from '../../core/http/pagination.ts';
 import { endpointLimit } from '../../core/http/rate-limit-settings.ts';
-import type { ScanFilters } from '../../core/scans/scan-repository.ts';
-import { scanRepository } from '../../core/scans/scan-repository.ts';
+import type { ScanFilters } from '../../core/scans/scan-fields.ts';
 import type { ScanInput } from '../../core/scans/scan-service.ts';
 import type { Severity } from '../../core/domain/severity.ts';
 import { toIsoRequired } from '../../core/time.ts';
@@ -26,10 +25,7 @@ const VARIANTS =
 /** POST /api/scan/create, GET /api/scans, GET /api/scan/{id}, status, cancel, results. */
 export function scanRoutes(ctx: AppContext): ServerRoute[] {
   const service = ctx.services.scans;
-  const scanUpdatedAt = recordLastModified(async (request) => {
-    const row = await scanRepository.findById(ctx.db, callerOf(request).tenantId, String(request.params.id));
-    return row ? { updated_at: toIsoRequired(row.updated_at) } : null;
-  });
+  const scanUpdatedAt: LastModifiedSource = (request) => service.updatedAt(callerOf(request).tenantId, String(request.params.id));
   return [
     {
       method: 'POST',
@@ -66,7 +62,7 @@ export function scanRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'List scans',
         notes: 'The spec leaves the list shape open: `{data: [scan as in GET /api/scan/{id}], meta: {total, page, per_page, total_pages}}`, newest first. `from`/`to` bound created_at (inclusive).',
-        plugins: { rampart: { lastModified: collectionLastModified(ctx.db, 'scans') } },
+        plugins: { rampart: { lastModified: collectionLastModified((tenantId) => service.listChangedAt(tenantId)) } },
         validate: { query: scanListQuery },
         response: { status: { 200: listOf(scanSchema, 'ScanList') } },
       },

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { recordId, severityCountsSchema } from '../../core/http/common-schemas.ts';
 import { pageQuery } from '../../core/http/pagination.ts';
-import { SCAN_PRIORITIES, SCAN_STATUSES } from '../../core/scans/scan-repository.ts';
+import { SCAN_PRIORITIES, SCAN_STATUSES } from '../../core/scans/scan-fields.ts';
 import { SCAN_TYPES } from '../../core/scans/scan-types.ts';
 import { findingFilterKeys } from '../findings/finding-schemas.ts';
 

@@ -38,7 +38,7 @@ export function scheduleRoutes(ctx: AppContext): ServerRoute[] {
         auth: read,
         tags,
         description: 'List scan schedules',
-        plugins: { rampart: { lastModified: collectionLastModified(ctx.db, 'schedules') } },
+        plugins: { rampart: { lastModified: collectionLastModified((tenantId) => service.listChangedAt(tenantId)) } },
         validate: { query: scheduleListQuery },
         response: { status: { 200: listOf(scheduleSchema, 'ScheduleList') } },
       },

@@ -40,7 +40,7 @@ export function siemRoutes(ctx: AppContext): ServerRoute[] {
         auth,
         tags,
         description: 'List SIEM integrations',
-        plugins: { rampart: { lastModified: collectionLastModified(ctx.db, 'integrations') } },
+        plugins: { rampart: { lastModified: collectionLastModified((tenantId) => service.listChangedAt(tenantId)) } },
         validate: { query: Joi.object(pageQuery) },
         response: { status: { 200: listOf(siemSchema, 'SiemIntegrationList') } },
       },

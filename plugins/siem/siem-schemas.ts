@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { STORED_EVENT_KINDS } from '../../core/domain/event-kinds.ts';
 import { idPattern } from '../../core/ids.ts';
-import type { SiemRecord } from '../../core/siem/siem-repository.ts';
+import type { SiemRecord } from '../../core/siem/siem-views.ts';
 import { toIso } from '../../core/time.ts';
 
 /** Kinds an integration may forward: every stored kind but a webhook's own test delivery. */

@@ -3,7 +3,6 @@ import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { callerOf, type Caller } from '../../core/http/auth-scheme.ts';
 import { idPattern } from '../../core/ids.ts';
-import { eventReplayRepository } from '../../core/stream/event-replay-repository.ts';
 import { SseConnection } from './sse-connection.ts';
 import { parseKinds, STREAM_EVENT_KINDS } from './stream-kinds.ts';
 
@@ -58,7 +57,7 @@ async function openStream(ctx: AppContext, caller: Caller, query: StreamQuery, l
   try {
     const replayed = lastEventId === null
       ? []
-      : await eventReplayRepository.range(ctx.db, {
+      : await ctx.services.stream.replay({
           tenantId: caller.tenantId,
           afterId: lastEventId,
           upToId: sub.position,

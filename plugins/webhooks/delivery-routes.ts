@@ -3,7 +3,7 @@ import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { dataOf, listMeta, listOf, pageQuery } from '../../core/http/pagination.ts';
-import type { DeliveryStatus } from '../../core/webhooks/webhook-delivery-repository.ts';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../core/webhooks/delivery-status.ts';
 import { fromIso } from '../../core/time.ts';
 import { attemptView, deliveryView } from '../../core/webhooks/webhook-views.ts';
 import { tags, webhookAuth } from './webhook-routes.ts';
@@ -22,7 +22,7 @@ export function deliveryRoutes(ctx: AppContext): ServerRoute[] {
         notes: 'Newest first. `status` is `pending` (first attempt not made yet), `retried` (an attempt failed, another is scheduled at `next_attempt_at`), `delivered` or `failed` (all attempts failed). `response_code`, `duration_ms` and `timestamp` describe the last attempt.',
         validate: {
           params: webhookIdParams,
-          query: Joi.object({ ...pageQuery, status: Joi.string().valid('pending', 'retried', 'delivered', 'failed') }),
+          query: Joi.object({ ...pageQuery, status: Joi.string().valid(...DELIVERY_STATUSES) }),
         },
         response: { status: { 200: listOf(deliverySchema, 'WebhookDeliveryList') } },
       },

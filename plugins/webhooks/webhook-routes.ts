@@ -39,7 +39,7 @@ export function webhookRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'List webhooks',
         notes: 'Newest first. Each item is the full webhook view (never the secret or header values).',
-        plugins: { rampart: { lastModified: collectionLastModified(ctx.db, 'webhooks') } },
+        plugins: { rampart: { lastModified: collectionLastModified((tenantId) => service.listChangedAt(tenantId)) } },
         validate: { query: Joi.object({ ...pageQuery }) },
         response: { status: { 200: listOf(webhookSchema, 'WebhookList') } },
       },

@@ -24,7 +24,7 @@ test.before(async () => {
     path: '/test/things',
     options: {
       auth: { access: { scope: ['assets:read'] } },
-      plugins: { rampart: { lastModified: collectionLastModified(t0.ctx.db, 'assets') } },
+      plugins: { rampart: { lastModified: collectionLastModified((tenantId) => changeClock.lastChanged(t0.ctx.db, tenantId, 'assets')) } },
       validate: { query: Joi.object({}) },
     },
     handler: (request) => ({ data: [], tenant: callerOf(request).tenantId }),

@@ -1,0 +1,101 @@
+import type { AssetType } from './asset-type.ts';
+import type { StoredEventKind } from './event-kinds.ts';
+import type { FindingStatus } from './finding-status.ts';
+import type { Severity } from './severity.ts';
+
+/**
+ * The `data` of each stored event kind, exactly as the emitters write it today. Webhook
+ * bodies, stream messages and SIEM records carry it unchanged, so these shapes are API:
+ * add fields, never rename or remove them. The outbox (core/events/outbox.ts) takes
+ * only events whose data matches their kind.
+ */
+
+/** An asset as finding events name it. */
+export type EventAsset = { id: string; name: string; type: AssetType };
+
+/** asset.created: core/assets/asset-service.ts (single create and bulk import). */
+export type AssetCreatedData = { asset_id: string; name: string; type: AssetType; tags: string[] };
+
+/** asset.verified: core/assets/asset-verification.ts. `method` is one of VERIFICATION_METHODS. */
+export type AssetVerifiedData = { asset_id: string; name: string; type: AssetType; method: string };
+
+/** scan.created: core/scans/scan-service.ts. */
+export type ScanCreatedData = { scan_id: string; asset_id: string; scan_type: string; priority: string };
+
+/** scan.progress: core/scans/scan-runner.ts, at most once per progress interval. `phase` is `<scanner>:<category>` or `finalizing`. */
+export type ScanProgressData = { scan_id: string; progress: number; phase: string };
+
+/** scan.completed: core/scans/scan-finish.ts. `duration` in seconds. */
+export type ScanCompletedData = { scan_id: string; asset_id: string; status: 'completed'; finding_count: number; duration: number };
+
+/** scan.failed: core/scans/scan-finish.ts. */
+export type ScanFailedData = { scan_id: string; asset_id: string; error: string | null };
+
+/** finding.new: core/findings/finding-service.ts (imports and scans alike). */
+export type FindingNewData = { finding_id: string; title: string; severity: Severity; cvss: number; asset: EventAsset; scan_id: string | null };
+
+/**
+ * finding.status_changed: core/findings/finding-service.ts (triage) and
+ * core/scans/scan-findings.ts (a resolved finding found again by a scan, which adds
+ * `scan_id` and `reason`).
+ */
+export type FindingStatusChangedData = {
+  finding_id: string;
+  old_status: FindingStatus;
+  new_status: FindingStatus;
+  asset_id: string;
+  updated_by: string;
+  scan_id?: string;
+  reason?: string;
+};
+
+/** webhook.test: core/webhooks/webhook-delivery-service.ts; `sample` shows a finding.new's fields. */
+export type WebhookTestData = {
+  webhook_id: string;
+  message: string;
+  sample: { finding_id: string; title: string; severity: Severity; cvss: number; asset: EventAsset; scan_id: string };
+};
+
+/**
+ * system.alert: core/siem/siem-forwarding.ts (a collector became unreachable) and
+ * core/webhooks/webhook-attempt-recorder.ts (a failing webhook was disabled).
+ */
+export type SystemAlertData =
+  | { alert_type: 'siem_unreachable'; message: string; integration_id: string }
+  | { alert_type: 'webhook_disabled'; message: string; webhook_id: string; failing_since: string };
+
+export interface EventPayloads {
+  'asset.created': AssetCreatedData;
+  'asset.verified': AssetVerifiedData;
+  'scan.created': ScanCreatedData;
+  'scan.progress': ScanProgressData;
+  'scan.completed': ScanCompletedData;
+  'scan.failed': ScanFailedData;
+  'finding.new': FindingNewData;
+  'finding.status_changed': FindingStatusChangedData;
+  // Nothing emits the action and playbook kinds yet: their payloads are defined with
+  // the code that emits them, and until then the outbox refuses them.
+  'action.triggered': never;
+  'action.completed': never;
+  'action.failed': never;
+  'playbook.started': never;
+  'playbook.completed': never;
+  'playbook.failed': never;
+  'webhook.test': WebhookTestData;
+  'system.alert': SystemAlertData;
+}
+
+export type EventPayload<K extends StoredEventKind> = EventPayloads[K];
+
+/**
+ * A map from every stored kind to its payload type, what the outbox is typed with. As a
+ * type itself it allows any JSON object for any kind: the outbox's default until the
+ * tests and benches that append synthetic events (`{n: 1}` as asset.created…) use
+ * real payloads; then the default becomes EventPayloads.
+ */
+export type PayloadMap = { [K in StoredEventKind]: Record<string, unknown> };
+
+/** An event to append, its data typed by its kind through `P` (a union over kinds, so `kind` narrows `data`). */
+export type NewEventOf<P extends PayloadMap = EventPayloads, K extends StoredEventKind = StoredEventKind> = {
+  [Q in K]: { tenantId: string | null; kind: Q; assetId?: string | null; data: P[Q] };
+}[K];
