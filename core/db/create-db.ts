@@ -14,6 +14,11 @@ export function dialectOf(db: Queryable): Dialect {
   return client === 'better-sqlite3' ? 'sqlite' : 'mysql';
 }
 
+/** Asks the database a trivial question: resolves once it answers, throws when it does not. */
+export async function pingDatabase(db: Queryable): Promise<void> {
+  await db.raw('select 1');
+}
+
 /** Parses `mysql://user:pass@host:port/db?opt=…` into mysql2 connection settings. */
 export function mysqlConnection(url: string): Knex.MySql2ConnectionConfig {
   const u = new URL(url.replace(/^mariadb:/, 'mysql:'));

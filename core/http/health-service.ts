@@ -1,4 +1,4 @@
-import { dialectOf, type Db, type Dialect } from '../db/create-db.ts';
+import { dialectOf, pingDatabase, type Db, type Dialect } from '../db/create-db.ts';
 
 /** What GET /api/health reports about storage; a database that does not answer throws. */
 export class HealthService {
@@ -10,7 +10,7 @@ export class HealthService {
 
   /** Asks the database a trivial question; resolves with its engine once it answers. */
   async database(): Promise<{ engine: Dialect }> {
-    await this.#db.raw('select 1');
+    await pingDatabase(this.#db);
     return { engine: dialectOf(this.#db) };
   }
 }
