@@ -6,6 +6,7 @@ import { request } from 'undici';
 import knexPkg from 'knex';
 import { loadConfig } from '../config/load-config.ts';
 import { createApp, type App } from '../core/app.ts';
+import { routePlugins } from '../plugins/index.ts';
 import { mysqlConnection } from '../core/db/create-db.ts';
 import { TENANT_SCOPES } from '../core/domain/scopes.ts';
 import { generateToken } from '../core/auth/token-codec.ts';
@@ -120,7 +121,7 @@ async function runEngine(engine: 'sqlite' | 'mysql'): Promise<void> {
       assets: { bulk: { maxRows: Math.max(100_000, IMPORT_ROWS) } },
     },
   });
-  const app = await createApp(config);
+  const app = await createApp(config, { routes: routePlugins });
   const lines: string[] = [];
   try {
     const tenant = await app.ctx.services.admin.createTenant({ name: `bench-${Date.now()}`, tier: 'enterprise' });

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { loadConfig } from '../config/load-config.ts';
 import { createApp, type App } from '../core/app.ts';
+import { routePlugins } from '../plugins/index.ts';
 import { createLogger } from '../core/logger.ts';
 import { createRateLimiter } from '../core/rate-limit/rate-limiter.ts';
 import { createTestDatabase } from '../test/_helpers/harness/test-db.ts';
@@ -96,7 +97,7 @@ async function main(): Promise<void> {
     // Three processes' worth of servers side by side, measured in interleaved rounds so
     // that background load on the machine hits every mode alike.
     for (const mode of modes) {
-      const app = await createApp(configFor(mode, database.url, adminToken));
+      const app = await createApp(configFor(mode, database.url, adminToken), { routes: routePlugins });
       app.server.route({ method: 'GET', path: '/bench/ping', options: { auth: false }, handler: () => ({ ok: true }) });
       // Only the HTTP server: background workers of three apps on one SQLite file would
       // contend for its write lock (better-sqlite3 waits synchronously) and skew everything.

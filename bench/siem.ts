@@ -2,6 +2,7 @@ import { loadavg } from 'node:os';
 import tls from 'node:tls';
 import { loadConfig } from '../config/load-config.ts';
 import { createApp } from '../core/app.ts';
+import { routePlugins } from '../plugins/index.ts';
 import type { PlatformEvent } from '../core/plugin-api.ts';
 import { rendererFor } from '../core/siem/siem-render.ts';
 import { octetFrame } from '../core/siem/syslog-transport.ts';
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
       siem: { batchSize: BATCH },
     },
   });
-  const app = await createApp(config);
+  const app = await createApp(config, { routes: routePlugins });
   const engine = database.url.startsWith('sqlite') ? 'SQLite' : 'MariaDB';
   let rampartSeconds = 0;
   let baselineSeconds = 0;

@@ -3,6 +3,7 @@ import { loadavg } from 'node:os';
 import net from 'node:net';
 import { loadConfig } from '../config/load-config.ts';
 import { createApp } from '../core/app.ts';
+import { routePlugins } from '../plugins/index.ts';
 import { TENANT_SCOPES } from '../core/domain/scopes.ts';
 import { createTestDatabase } from '../test/_helpers/harness/test-db.ts';
 import { writeReportSection } from './_lib/report.ts';
@@ -94,7 +95,7 @@ async function rampart(): Promise<{ p50: number; p99: number; perSecond: number;
       rateLimit: { tiers: { enterprise: { perMinute: 1000000, burst: 1000000, streams: CLIENTS + 10 } } },
     },
   });
-  const app = await createApp(config);
+  const app = await createApp(config, { routes: routePlugins });
   await app.start();
   try {
     const tenant = await app.ctx.services.admin.createTenant({ name: 'bench', tier: 'enterprise' });

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config/load-config.ts';
 import { createApp } from '../core/app.ts';
+import { routePlugins } from '../plugins/index.ts';
 import { OutboundHttpClient } from '../core/outbound/http-client.ts';
 import { sharedTestCertificates } from '../test/_helpers/certificates/certs.ts';
 import { startHttpsReceiver } from '../test/_helpers/receivers/https-receiver.ts';
@@ -46,7 +47,7 @@ async function main(): Promise<void> {
       http: { validateResponses: false },
     },
   });
-  const app = await createApp(config);
+  const app = await createApp(config, { routes: routePlugins });
   const ctx = app.ctx;
   const tenant = await ctx.services.admin.createTenant({ name: 'bench', tier: 'enterprise' });
   await ctx.services.webhooks.create(tenant.id, { name: 'bench', url: `${receiver.origin}/hook`, events: ['finding.new'], secret: SECRET });

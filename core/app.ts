@@ -1,4 +1,4 @@
-import type { Server } from '@hapi/hapi';
+import type { Plugin, Server } from '@hapi/hapi';
 import type { Config } from '../config/load-config.ts';
 import type { AppContext } from './app-context.ts';
 import { createDb } from './db/create-db.ts';
@@ -30,6 +30,18 @@ import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.t
 import { BackgroundRegistry } from './work/background-registry.ts';
 import { ROLES, type Role } from './work/roles.ts';
 
+export interface AppOptions {
+  /**
+   * The API areas to serve (`plugins/index.ts` lists them). Handed in by the entry point
+   * (core/main.ts, the test harness), so core/ never imports route plugins.
+   */
+  routes: ReadonlyArray<Plugin<AppContext>>;
+  logger?: Logger;
+  /** Lets tests move the rate limiter's time by hand. */
+  rateLimitClock?: () => number;
+  roles?: readonly Role[];
+}
+
 export interface App {
   ctx: AppContext;
   server: Server;
@@ -45,7 +57,7 @@ export interface App {
  * first-start bootstrap and the HTTP server. Nothing listens until `start()`.
  * `rateLimitClock` lets tests move the rate limiter's time by hand.
  */
-export async function createApp(config: Config, options: { logger?: Logger; rateLimitClock?: () => number; roles?: readonly Role[] } = {}): Promise<App> {
+export async function createApp(config: Config, options: AppOptions): Promise<App> {
   const logger = options.logger ?? createLogger(config.log.level);
   const db = createDb(config.database.url);
   let rateLimiter: RateLimiter | undefined;
@@ -109,7 +121,7 @@ export async function createApp(config: Config, options: { logger?: Logger; rate
       startedAt: Date.now(),
     };
     await bootstrap(db, admin, config.auth.bootstrapAdminToken, logger);
-    const server = await createServer(ctx);
+    const server = await createServer(ctx, options.routes);
     let stopped = false;
     return {
       ctx,

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from '../config/load-config.ts';
+import { routePlugins } from '../plugins/index.ts';
 import { createApp } from './app.ts';
 import { createLogger } from './logger.ts';
 import { PluginLoadError } from './plugins/load-plugins.ts';
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.log.level);
   let app;
   try {
-    app = await createApp(config, { logger, roles });
+    app = await createApp(config, { routes: routePlugins, logger, roles });
     await app.start();
   } catch (err) {
     const known = err instanceof PluginLoadError;

@@ -1,4 +1,4 @@
-import Hapi from '@hapi/hapi';
+import Hapi, { type Plugin } from '@hapi/hapi';
 import Inert from '@hapi/inert';
 import type { AppContext } from './app-context.ts';
 import { bearerAuthPlugin } from './http/auth-scheme.ts';
@@ -8,14 +8,13 @@ import { rateLimitPlugin } from './http/rate-limit-plugin.ts';
 import { assertRouteRateLimits } from './http/rate-limit-settings.ts';
 import { requestLoggerPlugin } from './http/request-logger.ts';
 import { validationFailAction } from './http/validation.ts';
-import { routePlugins } from '../plugins/index.ts';
 
 /**
  * Builds the hapi server: edge plugins first (request ids and logging, the error
  * body, bearer auth), then one plugin per API area. Not started: callers use
  * `server.inject` (tests) or `server.start()` (core/app.ts).
  */
-export async function createServer(ctx: AppContext): Promise<Hapi.Server> {
+export async function createServer(ctx: AppContext, routes: ReadonlyArray<Plugin<AppContext>>): Promise<Hapi.Server> {
   const { config } = ctx;
   const server = Hapi.server({
     host: config.server.host,
@@ -42,7 +41,7 @@ export async function createServer(ctx: AppContext): Promise<Hapi.Server> {
     { plugin: bearerAuthPlugin(ctx.db, ctx.logger) },
     { plugin: Inert },
   ]);
-  for (const plugin of routePlugins) await server.register({ plugin, options: ctx });
+  for (const plugin of routes) await server.register({ plugin, options: ctx });
   assertRouteRateLimits(server);
   return server;
 }

@@ -13,5 +13,5 @@ import { siemPlugin } from './siem/index.ts';
 import { streamPlugin } from './stream/index.ts';
 import { webhooksPlugin } from './webhooks/index.ts';
 
-/** Every API area, registered in this order by core/server.ts. */
+/** Every API area, in registration order: core/main.ts (and the test harness) hand this list to createApp. */
 export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, findingExportsPlugin, scansPlugin, webhooksPlugin, streamPlugin, siemPlugin, docsPlugin];

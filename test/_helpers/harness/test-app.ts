@@ -1,6 +1,7 @@
 import type { Server } from '@hapi/hapi';
 import { loadConfig, type Config } from '../../../config/load-config.ts';
 import { createApp, type App } from '../../../core/app.ts';
+import { routePlugins } from '../../../plugins/index.ts';
 import type { AppContext } from '../../../core/app-context.ts';
 import type { Logger } from '../../../core/logger.ts';
 import { TENANT_SCOPES, type Scope, type Tier } from '../../../core/domain/scopes.ts';
@@ -52,7 +53,7 @@ export async function createTestApp(
     env: { NODE_ENV: 'test' },
     overrides: { database: { url: database.url }, auth: { bootstrapAdminToken: adminToken }, ...overrides },
   });
-  const app = await createApp(config, { logger: options.logger, rateLimitClock: options.rateLimitClock });
+  const app = await createApp(config, { routes: routePlugins, logger: options.logger, rateLimitClock: options.rateLimitClock });
   const request = async (method: string, url: string, options: InjectOptions = {}): Promise<InjectResult> => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     const token = options.token === undefined ? adminToken : options.token;

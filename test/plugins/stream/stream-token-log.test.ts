@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import test from 'ava';
 import { loadConfig } from '../../../config/load-config.ts';
 import { createApp } from '../../../core/app.ts';
+import { routePlugins } from '../../../plugins/index.ts';
 import { createLogger } from '../../../core/logger.ts';
 import { TENANT_SCOPES } from '../../../core/domain/scopes.ts';
 import { openSse } from '../../_helpers/receivers/sse-client.ts';
@@ -17,7 +18,7 @@ test('a ?token= on the stream never reaches the logs', async (t) => {
   });
   const database = await createTestDatabase();
   const config = loadConfig({ env: { NODE_ENV: 'test' }, overrides: { database: { url: database.url }, log: { level: 'trace' } } });
-  const app = await createApp(config, { logger: createLogger('trace', sink) });
+  const app = await createApp(config, { routes: routePlugins, logger: createLogger('trace', sink) });
   try {
     await app.start();
     const tenant = await app.ctx.services.admin.createTenant({ name: 'log-check', tier: 'standard' });

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { createApp, type App } from '../../../core/app.ts';
+import { routePlugins } from '../../../plugins/index.ts';
 import { WebhookDeliveryWorker } from '../../../core/webhooks/webhook-delivery-worker.ts';
 import { sharedTestCertificates } from '../../_helpers/certificates/certs.ts';
 import { eventually } from '../../_helpers/harness/eventually.ts';
@@ -50,7 +51,7 @@ async function competitors(): Promise<void> {
     worker.start();
   }
   if (t0.database.engine === 'mysql') {
-    const app = await createApp(t0.config);
+    const app = await createApp(t0.config, { routes: routePlugins });
     extraApps.push(app);
     await app.start();
   }
@@ -82,7 +83,7 @@ test.serial('a retry survives a restart: a new process sends the next attempt at
   const dueAt = Number(row.next_attempt_at);
   await t0.app.stop(); // the process goes away between attempts
 
-  const app2 = await createApp(t0.config);
+  const app2 = await createApp(t0.config, { routes: routePlugins });
   extraApps.push(app2);
   await app2.start();
   await r.waitFor(2);
