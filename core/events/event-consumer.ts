@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/create-db.ts';
 import type { Logger } from '../logger.ts';
-import type { PlatformEvent } from '../plugin-api.ts';
+import type { PlatformEvent } from '../plugin-api/index.ts';
 import { PollLoop } from '../work/poll-loop.ts';
 import type { EventBus } from './event-bus.ts';
 import { eventRepository, type ReadFilter } from './event-repository.ts';

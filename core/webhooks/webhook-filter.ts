@@ -1,4 +1,4 @@
-import type { PlatformEvent } from '../plugin-api.ts';
+import type { PlatformEvent } from '../plugin-api/index.ts';
 import type { Severity } from '../domain/severity.ts';
 
 export const SEVERITY_RANK: Record<Severity, number> = { info: 0, low: 1, medium: 2, high: 3, critical: 4 };

@@ -5,7 +5,7 @@ import { parseCvss31 } from '../../core/findings/cvss.ts';
 import { loadPlugins, PROJECT_ROOT } from '../../core/plugins/load-plugins.ts';
 import type { PluginRegistry } from '../../core/plugins/plugin-registry.ts';
 import { planChecks } from '../../core/scans/scan-planner.ts';
-import type { ScanType } from '../../core/plugin-api.ts';
+import type { ScanType } from '../../core/plugin-api/index.ts';
 import type { AssetType } from '../../core/domain/asset-type.ts';
 
 const MINE = ['ssl', 'dns', 'web_app', 'api_discovery', 'network'];
