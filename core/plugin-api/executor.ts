@@ -6,12 +6,17 @@
 import type { HttpHandle, HttpRequest } from './http.ts';
 import type { LogLevel, OptionsSchema, PluginManifest } from './manifest.ts';
 
+/** A request through {@link ExecutorContext.http}: the method is always stated. */
+export interface ExecutorHttpRequest extends Omit<HttpRequest, 'method'> {
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+}
+
 /**
  * Outbound HTTP for executors (since API 1.2): the platform's SSRF-guarded client.
  * Private, loopback and link-local destinations are refused unless the admin allowed
  * them; redirects are never followed (a 3xx comes back as is).
  */
-export type ExecutorHttp = HttpHandle<HttpRequest>;
+export type ExecutorHttp = HttpHandle<ExecutorHttpRequest>;
 
 /** The tenant's credential store, read by name (since API 1.2; capability `secrets:read`). */
 export interface ExecutorSecrets {

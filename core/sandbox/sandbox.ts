@@ -34,13 +34,31 @@ globalThis.console = Object.freeze({ log: (...a) => log(a.map(show).join(' ')) }
 for (const name of JSON.parse($names)) {
   const call = globalThis['$host_' + name];
   delete globalThis['$host_' + name];
-  globalThis[name] = async (...args) => JSON.parse(await call.apply(undefined, [strict(args, 'arguments of ' + name)], { result: { promise: true } }));
+  globalThis[name] = async (...args) => {
+    const reply = JSON.parse(await call.apply(undefined, [strict(args, 'arguments of ' + name)], { result: { promise: true } }));
+    if ('error' in reply) throw new Error(reply.error);
+    return reply.value;
+  };
 }
 delete globalThis.$log;
 delete globalThis.$names;
 globalThis.$strict = strict;
 undefined;
 `;
+
+/**
+ * Calls a host function and answers as JSON text that never rejects: a failure travels
+ * as `{error}` and is thrown inside the isolate, so no host-side rejection is left for
+ * isolated-vm to settle on its own schedule.
+ */
+async function callHost(name: string, fn: HostFunction, args: string): Promise<string> {
+  try {
+    const value = await fn(...(JSON.parse(args) as JsonValue[]));
+    return `{"value":${strictJson(value, `result of ${name}`)}}`;
+  } catch (err) {
+    return JSON.stringify({ error: (err as Error)?.message ?? String(err) });
+  }
+}
 
 function classify(err: unknown, timedOut: boolean, timeoutMs: number, disposed: boolean): SandboxError {
   if (err instanceof SandboxError) return err;
@@ -77,7 +95,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
           if (logs.length < MAX_LOG_LINES) logs.push(String(line).slice(0, MAX_LOG_CHARS));
         }, { ignored: true }));
         for (const [name, fn] of Object.entries(functions)) {
-          await global.set(`$host_${name}`, new ivm.Reference(async (args: string) => strictJson(await fn(...(JSON.parse(args) as JsonValue[])), `result of ${name}`)));
+          await global.set(`$host_${name}`, new ivm.Reference((args: string) => callHost(name, fn, args)));
         }
         await context.eval(PRELUDE, { timeout: timeoutMs });
         const wrapped = `(async (input) => {\n${code}\n})(JSON.parse(${JSON.stringify(input)})).then((r) => $strict(r, 'result'))`;

@@ -1,5 +1,5 @@
 import { createSandbox } from '../../sandbox/sandbox.ts';
-import type { ExecutorContext, HttpRequest, HttpResponse, LogLevel, Sandbox } from '../index.ts';
+import type { ExecutorContext, ExecutorHttpRequest, HttpResponse, LogLevel, Sandbox } from '../index.ts';
 
 export interface MockExecutorOptions {
   params?: Record<string, unknown>;
@@ -17,7 +17,7 @@ export interface MockExecutorOptions {
    * Answers `ctx.http` requests (missing response fields default to a 200 with an empty
    * body). Without it every request rejects: a unit test makes no network calls.
    */
-  http?: (req: HttpRequest) => Partial<HttpResponse> | Promise<Partial<HttpResponse>>;
+  http?: (req: ExecutorHttpRequest) => Partial<HttpResponse> | Promise<Partial<HttpResponse>>;
   /** A sandbox to hand in instead of the real isolated-vm one. */
   sandbox?: Sandbox;
 }
@@ -31,7 +31,7 @@ export interface MockLogLine {
 /** An executor context for tests, plus what the executor did with it. */
 export interface MockExecutorContext extends ExecutorContext {
   /** Every `ctx.http` request, in order. */
-  readonly httpCalls: HttpRequest[];
+  readonly httpCalls: ExecutorHttpRequest[];
   /** Lines written with `ctx.log`. */
   readonly logs: MockLogLine[];
   /** Names passed to `ctx.secrets.get`, in order. */
@@ -50,7 +50,7 @@ export function mockExecutorContext(o: MockExecutorOptions = {}): MockExecutorCo
   const secrets = { ...(o.secrets ?? {}) };
   const params = { ...(o.params ?? {}) };
   const secretParams = [...(o.secretParams ?? [])];
-  const httpCalls: HttpRequest[] = [];
+  const httpCalls: ExecutorHttpRequest[] = [];
   const logs: MockLogLine[] = [];
   const secretReads: string[] = [];
   const secretLeaks: string[] = [];
