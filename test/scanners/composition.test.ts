@@ -25,10 +25,10 @@ test('each built-in scanner loads, and its README documents every check id', (t)
     const readme = readFileSync(join(PROJECT_ROOT, 'scanners', name, 'README.md'), 'utf8');
     for (const check of scanner!.plugin.checks) t.true(readme.includes(`\`${check.id}\``), `${check.id} in ${name}/README.md`);
   }
-  // The port scanner (scan engine issue) keeps its vectors in risky-exposures.ts; its README lists them too.
+  // The port scanner keeps its vectors in scanners/_lib/risky-exposures.ts (shared with network); its README lists them too.
   const port = readFileSync(join(PROJECT_ROOT, 'scanners', 'port', 'README.md'), 'utf8');
   t.true(port.includes('`port:tcp-services`'));
-  const vectors = readFileSync(join(PROJECT_ROOT, 'scanners', 'port', 'risky-exposures.ts'), 'utf8').match(/CVSS:3\.1\/[A-Z:/]+/g) ?? [];
+  const vectors = readFileSync(join(PROJECT_ROOT, 'scanners', '_lib', 'risky-exposures.ts'), 'utf8').match(/CVSS:3\.1\/[A-Z:/]+/g) ?? [];
   t.is(vectors.length, 4);
   for (const v of vectors) t.true(port.includes(v), `${v} in port/README.md`);
 });
