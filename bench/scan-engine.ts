@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createServer, Socket, type Server } from 'node:net';
-import { scanPorts } from '../scanners/port/tcp-connect.ts';
+import { scanPorts } from '../scanners/_lib/tcp-connect.ts';
 import { createTestApp } from '../test/_helpers/harness/test-app.ts';
 import { writeReportSection } from './_lib/report.ts';
 

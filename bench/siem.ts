@@ -3,7 +3,7 @@ import tls from 'node:tls';
 import { loadConfig } from '../config/load-config.ts';
 import { createApp } from '../core/app.ts';
 import { routePlugins } from '../plugins/index.ts';
-import type { PlatformEvent } from '../core/plugin-api.ts';
+import type { PlatformEvent } from '../core/plugin-api/index.ts';
 import { rendererFor } from '../core/siem/siem-render.ts';
 import { octetFrame } from '../core/siem/syslog-transport.ts';
 import { sharedTestCertificates } from '../test/_helpers/certificates/certs.ts';

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { runCheck } from '../core/scans/run-check.ts';
-import type { FindingReport } from '../core/plugin-api.ts';
+import { runCheck } from '../core/plugin-api/testing.ts';
+import type { FindingReport } from '../core/plugin-api/index.ts';
 import ssl from '../scanners/ssl/index.ts';
 import { startGnutlsTarget } from '../test/_helpers/targets/gnutls-target.ts';
 import { startTlsTarget } from '../test/_helpers/targets/tls-target.ts';

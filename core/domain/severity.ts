@@ -1,6 +1,6 @@
 /**
  * Finding severities: the one definition the API, the engine, exports and the plugin
- * contract share (core/plugin-api.ts re-exports the type for plugin authors).
+ * contract share (core/plugin-api/ re-exports the type for plugin authors).
  */
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { toIsoRequired } from '../time.ts';
-import type { PlatformEvent } from '../plugin-api.ts';
+import type { PlatformEvent } from '../plugin-api/index.ts';
 import type { StoredEventKind } from '../domain/event-kinds.ts';
 
 export interface NewEvent {

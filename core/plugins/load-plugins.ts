@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import semver from 'semver';
 import type { Config } from '../../config/load-config.ts';
-import { PLUGIN_API_VERSION, type RampartPlugin } from '../plugin-api.ts';
+import { PLUGIN_API_VERSION, type RampartPlugin } from '../plugin-api/index.ts';
 import { pluginSchema } from './manifest-schema.ts';
 import { validateOptions } from './options-validator.ts';
 import { PluginRegistry, type LoadedPlugin } from './plugin-registry.ts';
@@ -15,7 +15,7 @@ export class PluginLoadError extends Error {}
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Folders whose sub-folders are built-in plugins (each with an index.ts). */
-const BUILTIN_DIRS = ['scanners', 'executors', 'plugins/forwarders'];
+const BUILTIN_DIRS = ['scanners', 'executors', 'forwarders'];
 
 function builtinModules(root: string): Array<{ name: string; file: string }> {
   const found: Array<{ name: string; file: string }> = [];

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import semver from 'semver';
-import { CAPABILITIES } from '../plugin-api.ts';
+import { CAPABILITIES } from '../plugin-api/index.ts';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
 const ASSET_TYPES = ['domain', 'ip', 'url', 'network'];
@@ -74,8 +74,11 @@ export const pluginSchema = Joi.alternatives().conditional('.kind', {
         ...base,
         kind: Joi.string().valid('forwarder').required(),
         format: Joi.string().pattern(/^[a-z0-9_-]+$/).required(),
-        render: Joi.function().required(),
-      }).unknown(true),
+        formatMessage: Joi.function(),
+        render: Joi.function(),
+      })
+        .or('formatMessage', 'render')
+        .unknown(true),
     },
   ],
   otherwise: Joi.any().forbidden().messages({ 'any.unknown': 'kind must be scanner, executor or forwarder' }),

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import type { OptionField, OptionsSchema } from '../plugin-api.ts';
+import type { OptionField, OptionsSchema } from '../plugin-api/index.ts';
 
 function fieldSchema(field: OptionField): Joi.Schema {
   let schema: Joi.Schema;

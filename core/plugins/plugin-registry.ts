@@ -1,4 +1,4 @@
-import type { ExecutorPlugin, ForwarderPlugin, RampartPlugin, ScannerPlugin } from '../plugin-api.ts';
+import type { ExecutorPlugin, ForwarderPlugin, RampartPlugin, ScannerPlugin } from '../plugin-api/index.ts';
 
 /** A loaded plugin and where it came from. */
 export interface LoadedPlugin {

@@ -1,6 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { DiscoveredService, ScannerCheck, ScannerPlugin, ScanTarget } from '../plugin-api.ts';
-import { runCheck, type CheckAttempt } from './run-check.ts';
+import type { DiscoveredService, ScannerCheck, ScannerPlugin, ScanTarget } from '../plugin-api/index.ts';
+import { runCheck, type CheckAttempt } from '../plugin-api/kit/run-check.ts';
 import { scopeFunction, type ScopeSpec } from './scan-scope.ts';
 
 /** One check to run, as plain data: the plugin's module URL and the check's id, never a function. */
@@ -47,6 +47,7 @@ export default async function runCheckTask(task: CheckTask): Promise<CheckAttemp
       timeoutMs: task.timeoutMs,
       signal: controller.signal,
       inScope: scopeFunction(task.scope),
+      deny: task.scope.deny,
       services: task.services,
       onFinding: (finding) => task.port.postMessage({ type: 'finding', finding }),
     });

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
-import type { DiscoveredService } from '../plugin-api.ts';
+import type { DiscoveredService } from '../plugin-api/index.ts';
 
 export type CheckStatus = 'pending' | 'completed' | 'error' | 'timeout' | 'cancelled';
 

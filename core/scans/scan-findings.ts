@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { UnitOfWork } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
-import type { FindingReport } from '../plugin-api.ts';
+import type { FindingReport } from '../plugin-api/index.ts';
 import { changeClock } from '../db/change-clock.ts';
 import { findingHistoryRepository } from '../findings/finding-history-repository.ts';
 import type { NewFinding } from '../findings/finding-repository.ts';

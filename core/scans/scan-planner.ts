@@ -1,4 +1,4 @@
-import type { ScanType } from '../plugin-api.ts';
+import type { ScanType } from '../plugin-api/index.ts';
 import type { AssetType } from '../domain/asset-type.ts';
 import type { PluginRegistry } from '../plugins/plugin-registry.ts';
 import { QUICK_SEVERITIES, SCAN_TYPE_SERVED_BY, SUPERSEDES } from './scan-types.ts';

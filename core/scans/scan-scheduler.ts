@@ -3,7 +3,7 @@ import type { Db } from '../db/create-db.ts';
 import { fromJson } from '../db/json.ts';
 import { RampartError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import type { ScanType } from '../plugin-api.ts';
+import type { ScanType } from '../plugin-api/index.ts';
 import type { ScanPriority } from './scan-repository.ts';
 import { scheduleRepository } from './schedule-repository.ts';
 import type { ScanService } from './scan-service.ts';

@@ -2,9 +2,9 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import ipaddr from 'ipaddr.js';
-import type { ScanTarget } from '../plugin-api.ts';
+import type { ScanTarget } from '../plugin-api/index.ts';
 import type { AssetType } from '../domain/asset-type.ts';
-import { inCidr } from './target-scope.ts';
+import { inCidr } from '../plugin-api/kit/target-scope.ts';
 
 /**
  * A scan's scope as plain data (it crosses into worker threads): the asset's host or

@@ -9,7 +9,7 @@ import type { EventPayloads } from '../domain/event-payloads.ts';
 import { newId } from '../ids.ts';
 import { OutboundError } from '../outbound/outbound-error.ts';
 import type { OutboundHttpClient } from '../outbound/http-client.ts';
-import type { ScanType } from '../plugin-api.ts';
+import type { ScanType } from '../plugin-api/index.ts';
 import type { AssetType } from '../domain/asset-type.ts';
 import type { Severity } from '../domain/severity.ts';
 import type { PluginRegistry } from '../plugins/plugin-registry.ts';

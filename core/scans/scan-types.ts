@@ -1,4 +1,4 @@
-import type { ScanType } from '../plugin-api.ts';
+import type { ScanType } from '../plugin-api/index.ts';
 import type { Severity } from '../domain/severity.ts';
 
 /** Every scan type of both spec variants (A: full quick web_app network api ssl; B: full quick custom api_discovery ssl dns port). */

@@ -3,7 +3,7 @@ import type { Db } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { ConflictError, InputError, NotFoundError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { ScanType } from '../plugin-api.ts';
+import type { ScanType } from '../plugin-api/index.ts';
 import { assetRepository } from '../assets/asset-repository.ts';
 import { changeClock } from '../db/change-clock.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';

@@ -4,7 +4,7 @@ import type { EventBus } from '../events/event-bus.ts';
 import { EventConsumer } from '../events/event-consumer.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
-import type { PlatformEvent } from '../plugin-api.ts';
+import type { PlatformEvent } from '../plugin-api/index.ts';
 import type { PluginRegistry } from '../plugins/plugin-registry.ts';
 import { siemConsumerName, siemRepository, type SiemRecord } from './siem-repository.ts';
 import type { SiemService } from './siem-service.ts';

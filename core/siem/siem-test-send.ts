@@ -1,5 +1,5 @@
 import type { Config } from '../../config/config-schema.ts';
-import type { PlatformEvent } from '../plugin-api.ts';
+import type { PlatformEvent } from '../plugin-api/index.ts';
 import type { PluginRegistry } from '../plugins/plugin-registry.ts';
 import type { SiemRecord } from './siem-repository.ts';
 import type { SiemService } from './siem-service.ts';

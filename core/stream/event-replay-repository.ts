@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/create-db.ts';
 import { fromJson } from '../db/json.ts';
-import type { PlatformEvent } from '../plugin-api.ts';
+import type { PlatformEvent } from '../plugin-api/index.ts';
 import { toIsoRequired } from '../time.ts';
 
 export interface ReplayQuery {

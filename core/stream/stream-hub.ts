@@ -1,6 +1,6 @@
 import type { Db } from '../db/create-db.ts';
 import type { Logger } from '../logger.ts';
-import type { PlatformEvent } from '../plugin-api.ts';
+import type { PlatformEvent } from '../plugin-api/index.ts';
 import { PollLoop } from '../work/poll-loop.ts';
 import { errorMessage } from '../work/coerce-error.ts';
 import type { EventBus } from '../events/event-bus.ts';

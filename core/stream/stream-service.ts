@@ -1,5 +1,5 @@
 import type { Db } from '../db/create-db.ts';
-import type { PlatformEvent } from '../plugin-api.ts';
+import type { PlatformEvent } from '../plugin-api/index.ts';
 import { eventReplayRepository, type ReplayQuery } from './event-replay-repository.ts';
 
 /**

@@ -5,7 +5,7 @@ import { EventConsumer } from '../events/event-consumer.ts';
 import { WEBHOOK_EVENT_KINDS, type StoredEventKind } from '../domain/event-kinds.ts';
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
-import type { PlatformEvent } from '../plugin-api.ts';
+import type { PlatformEvent } from '../plugin-api/index.ts';
 import { webhookDeliveryRepository, type NewDelivery } from './webhook-delivery-repository.ts';
 import { tagsOfAssets, webhookRepository, type WebhookRecord } from './webhook-repository.ts';
 import { eventAssetId, matchesAssetTags, matchesWithoutTags, needsAssetTags } from './webhook-filter.ts';

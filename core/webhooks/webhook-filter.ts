@@ -1,4 +1,4 @@
-import type { PlatformEvent } from '../plugin-api.ts';
+import type { PlatformEvent } from '../plugin-api/index.ts';
 import { SEVERITY_RANK, type Severity } from '../domain/severity.ts';
 
 /** `filters` of a webhook (all optional). */

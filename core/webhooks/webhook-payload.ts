@@ -1,4 +1,4 @@
-import type { PlatformEvent } from '../plugin-api.ts';
+import type { PlatformEvent } from '../plugin-api/index.ts';
 
 /** The delivery body of the spec. `id` is the event id: the receiver's de-duplication key. */
 export interface WebhookBody {

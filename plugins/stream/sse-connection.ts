@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import type { PlatformEvent } from '../../core/plugin-api.ts';
+import type { PlatformEvent } from '../../core/plugin-api/index.ts';
 
 export interface SseConnectionOptions {
   heartbeatMs: number;

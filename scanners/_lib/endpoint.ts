@@ -1,4 +1,4 @@
-import type { ScanTarget } from '../../core/plugin-api.ts';
+import type { ScanTarget } from '../../core/plugin-api/index.ts';
 
 /** Where a TLS or HTTP check connects: host, port, SNI name and the origin URL. */
 export interface Endpoint {
@@ -46,4 +46,9 @@ export function endpointOf(target: ScanTarget, preferTls = true): Endpoint | nul
 /** `host:port`, the location of TLS findings. */
 export function hostPort(ep: Pick<Endpoint, 'host' | 'port'>): string {
   return `${bracket(ep.host)}:${ep.port}`;
+}
+
+/** The start URL of a web target: the URL asset, or `https://<domain>/` (the port from the target when given). */
+export function startUrl(target: ScanTarget): string | null {
+  return endpointOf(target, true)?.url ?? null;
 }

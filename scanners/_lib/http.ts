@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import type { CheckContext } from '../../core/plugin-api.ts';
+import type { CheckContext } from '../../core/plugin-api/index.ts';
 
 export interface HttpResponse {
   url: string;

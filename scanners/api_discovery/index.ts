@@ -1,4 +1,4 @@
-import { defineScanner } from '../../core/plugin-api.ts';
+import { defineScanner } from '../../core/plugin-api/index.ts';
 import { apiDocuments } from './checks/api-documents.ts';
 import { graphqlIntrospection } from './checks/graphql-introspection.ts';
 import { unauthenticatedEndpoints } from './checks/unauthenticated-endpoints.ts';

@@ -1,5 +1,5 @@
 import * as cheerio from 'cheerio';
-import type { CheckContext } from '../../core/plugin-api.ts';
+import type { CheckContext } from '../../core/plugin-api/index.ts';
 import { headerOf, httpRequest } from '../_lib/http.ts';
 
 /** Where frameworks publish their API description (Springdoc, Swashbuckle, FastAPI, hapi-swagger…). */

@@ -4,7 +4,7 @@ import { getServers } from 'node:dns';
 import { connect, isIP } from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import type { Answer, DecodedPacket, RecordType } from 'dns-packet';
-import type { CheckContext } from '../../core/plugin-api.ts';
+import type { CheckContext } from '../../core/plugin-api/index.ts';
 
 export interface DnsServerAddress {
   host: string;

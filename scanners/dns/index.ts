@@ -1,4 +1,4 @@
-import { defineScanner } from '../../core/plugin-api.ts';
+import { defineScanner } from '../../core/plugin-api/index.ts';
 import { caa } from './checks/caa.ts';
 import { danglingCname } from './checks/dangling-cname.ts';
 import { dmarc } from './checks/dmarc.ts';

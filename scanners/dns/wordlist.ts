@@ -1,4 +1,4 @@
-import type { CheckContext } from '../../core/plugin-api.ts';
+import type { CheckContext } from '../../core/plugin-api/index.ts';
 
 /** A deliberately small default list: enumeration is a hint, not a brute force. */
 export const DEFAULT_SUBDOMAINS = [

@@ -1,8 +1,8 @@
-import type { CheckContext, ScanTarget } from '../../core/plugin-api.ts';
+import type { CheckContext, ScanTarget } from '../../core/plugin-api/index.ts';
 import { mapLimit } from '../_lib/pool.ts';
-import { parsePorts } from '../port/port-list.ts';
-import { scanAddresses } from '../port/targets.ts';
-import { tcpConnect } from '../port/tcp-connect.ts';
+import { parsePorts } from '../_lib/port-list.ts';
+import { scanAddresses } from '../_lib/port-targets.ts';
+import { tcpConnect } from '../_lib/tcp-connect.ts';
 
 /** Ports that answer on most hosts of a typical network (servers, Windows, network gear). */
 export const DISCOVERY_PORTS = '22,80,443,445,3389,8080,8443,21,23,25,53,135,139,3306,5432';

@@ -1,4 +1,4 @@
-import { defineScanner } from '../../core/plugin-api.ts';
+import { defineScanner } from '../../core/plugin-api/index.ts';
 import { hostDiscovery } from './checks/host-discovery.ts';
 import { services } from './checks/services.ts';
 

@@ -1,9 +1,9 @@
-import { defineScanner, type CheckContext, type ScanTarget } from '../../core/plugin-api.ts';
-import { parsePorts } from './port-list.ts';
-import { exposureFindings } from './risky-exposures.ts';
-import { probeService, serviceOf } from './service-probes.ts';
-import { scanAddresses } from './targets.ts';
-import { scanPorts } from './tcp-connect.ts';
+import { defineScanner, type CheckContext, type ScanTarget } from '../../core/plugin-api/index.ts';
+import { parsePorts } from '../_lib/port-list.ts';
+import { exposureFindings } from '../_lib/risky-exposures.ts';
+import { probeService, serviceOf } from '../_lib/service-probes.ts';
+import { scanAddresses } from '../_lib/port-targets.ts';
+import { scanPorts } from '../_lib/tcp-connect.ts';
 
 const num = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
 

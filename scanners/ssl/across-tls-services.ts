@@ -1,4 +1,4 @@
-import type { CheckContext, DiscoveredService, ScannerCheck, ScanTarget } from '../../core/plugin-api.ts';
+import type { CheckContext, DiscoveredService, ScannerCheck, ScanTarget } from '../../core/plugin-api/index.ts';
 import { endpointOf, hostPort } from '../_lib/endpoint.ts';
 
 /** Which discovered services a check inspects (all TLS ones, or only HTTPS for HTTP-level checks). */

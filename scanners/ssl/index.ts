@@ -1,4 +1,4 @@
-import { defineScanner } from '../../core/plugin-api.ts';
+import { defineScanner } from '../../core/plugin-api/index.ts';
 import { certHostname } from './checks/cert-hostname.ts';
 import { certSelfSigned } from './checks/cert-self-signed.ts';
 import { certSignature } from './checks/cert-signature.ts';

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import type { CheckContext, ScanTarget } from '../../core/plugin-api.ts';
+import type { CheckContext, ScanTarget } from '../../core/plugin-api/index.ts';
 import { endpointOf, hostPort, type Endpoint } from '../_lib/endpoint.ts';
 import { tlsHandshake, type HandshakeOptions, type HandshakeResult } from '../_lib/tls-handshake.ts';
 

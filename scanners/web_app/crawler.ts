@@ -1,6 +1,5 @@
 import * as cheerio from 'cheerio';
-import type { CheckContext, ScanTarget } from '../../core/plugin-api.ts';
-import { endpointOf } from '../_lib/endpoint.ts';
+import type { CheckContext } from '../../core/plugin-api/index.ts';
 import { headerOf, httpRequest, type HttpResponse } from '../_lib/http.ts';
 
 export interface CrawledPage extends HttpResponse {
@@ -22,11 +21,6 @@ export function crawlLimits(ctx: CheckContext): CrawlLimits {
     maxPages: Math.max(1, Math.min(500, Number(ctx.options.max_pages ?? 20))),
     followRedirects: ctx.options.follow_redirects !== false,
   };
-}
-
-/** The start URL of a web target: the URL asset, or `https://<domain>/` (the port from the target when given). */
-export function startUrl(target: ScanTarget): string | null {
-  return endpointOf(target, true)?.url ?? null;
 }
 
 /** GET with manual redirects: at most 5 hops, and never off the origin. */

@@ -1,4 +1,4 @@
-import { defineScanner } from '../../core/plugin-api.ts';
+import { defineScanner } from '../../core/plugin-api/index.ts';
 import { cookies } from './checks/cookies.ts';
 import { cors } from './checks/cors.ts';
 import { directoryListing } from './checks/directory-listing.ts';

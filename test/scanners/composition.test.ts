@@ -5,7 +5,7 @@ import { parseCvss31 } from '../../core/findings/cvss.ts';
 import { loadPlugins, PROJECT_ROOT } from '../../core/plugins/load-plugins.ts';
 import type { PluginRegistry } from '../../core/plugins/plugin-registry.ts';
 import { planChecks } from '../../core/scans/scan-planner.ts';
-import type { ScanType } from '../../core/plugin-api.ts';
+import type { ScanType } from '../../core/plugin-api/index.ts';
 import type { AssetType } from '../../core/domain/asset-type.ts';
 
 const MINE = ['ssl', 'dns', 'web_app', 'api_discovery', 'network'];
@@ -25,10 +25,10 @@ test('each built-in scanner loads, and its README documents every check id', (t)
     const readme = readFileSync(join(PROJECT_ROOT, 'scanners', name, 'README.md'), 'utf8');
     for (const check of scanner!.plugin.checks) t.true(readme.includes(`\`${check.id}\``), `${check.id} in ${name}/README.md`);
   }
-  // The port scanner (scan engine issue) keeps its vectors in risky-exposures.ts; its README lists them too.
+  // The port scanner keeps its vectors in scanners/_lib/risky-exposures.ts (shared with network); its README lists them too.
   const port = readFileSync(join(PROJECT_ROOT, 'scanners', 'port', 'README.md'), 'utf8');
   t.true(port.includes('`port:tcp-services`'));
-  const vectors = readFileSync(join(PROJECT_ROOT, 'scanners', 'port', 'risky-exposures.ts'), 'utf8').match(/CVSS:3\.1\/[A-Z:/]+/g) ?? [];
+  const vectors = readFileSync(join(PROJECT_ROOT, 'scanners', '_lib', 'risky-exposures.ts'), 'utf8').match(/CVSS:3\.1\/[A-Z:/]+/g) ?? [];
   t.is(vectors.length, 4);
   for (const v of vectors) t.true(port.includes(v), `${v} in port/README.md`);
 });

@@ -1,5 +1,5 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
-import { startUrl } from '../../web_app/crawler.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
+import { startUrl } from '../../_lib/endpoint.ts';
 import { findApiDocuments, operationsOf } from '../openapi-documents.ts';
 
 export const apiDocuments: ScannerCheck = {

@@ -1,6 +1,6 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { httpRequest, snippet } from '../../_lib/http.ts';
-import { startUrl } from '../../web_app/crawler.ts';
+import { startUrl } from '../../_lib/endpoint.ts';
 import { baseUrlOf, findApiDocuments, operationsOf, requiresAuth } from '../openapi-documents.ts';
 
 /** Operations tried per document: GET only (safe), at most this many. */

@@ -1,4 +1,4 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { endpointOf } from '../../_lib/endpoint.ts';
 import { httpRequest, snippet } from '../../_lib/http.ts';
 

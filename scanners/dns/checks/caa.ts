@@ -1,4 +1,4 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { domainOf, resolveOrEmpty, resolverFor } from '../dns-client.ts';
 
 export const caa: ScannerCheck = {

@@ -1,5 +1,5 @@
 import type { Resolver } from 'node:dns/promises';
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { domainOf, resolveOrEmpty, resolverFor } from '../dns-client.ts';
 
 /** SPF records at a name (TXT strings joined per RFC 7208 §3.3). */

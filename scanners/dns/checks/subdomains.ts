@@ -1,4 +1,4 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { mapLimit } from '../../_lib/pool.ts';
 import { domainOf, resolveOrEmpty, resolverFor } from '../dns-client.ts';
 import { subdomainWordlist } from '../wordlist.ts';

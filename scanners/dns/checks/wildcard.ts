@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { domainOf, resolveOrEmpty, resolverFor } from '../dns-client.ts';
 
 /** A label nobody would create: if it resolves, a wildcard answered. */

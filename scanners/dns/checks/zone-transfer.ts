@@ -1,9 +1,15 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
-import { inCidr } from '../../../core/scans/target-scope.ts';
+import ipaddr from 'ipaddr.js';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { domainOf, resolveOrEmpty, resolverFor, zoneTransfer } from '../dns-client.ts';
 
-/** Never contacted even when a zone names them as name servers (cloud metadata, link-local). */
-const NEVER = ['169.254.0.0/16', 'fe80::/10'];
+/** Never contacted even when a zone names them as name servers: link-local (169.254.0.0/16, fe80::/10; cloud metadata). */
+function neverContacted(ip: string): boolean {
+  try {
+    return ipaddr.process(ip).range() === 'linkLocal';
+  } catch {
+    return false;
+  }
+}
 
 export const zoneTransferCheck: ScannerCheck = {
   id: 'dns:zone-transfer',
@@ -23,7 +29,7 @@ export const zoneTransferCheck: ScannerCheck = {
       return;
     }
     for (const ns of nameServers) {
-      const addresses = [...(await resolveOrEmpty(resolver.resolve4(ns))), ...(await resolveOrEmpty(resolver.resolve6(ns)))].filter((ip) => !NEVER.some((c) => inCidr(ip, c)));
+      const addresses = [...(await resolveOrEmpty(resolver.resolve4(ns))), ...(await resolveOrEmpty(resolver.resolve6(ns)))].filter((ip) => !neverContacted(ip));
       for (const ip of addresses) {
         let result;
         try {

@@ -1,4 +1,4 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { discoverHosts } from '../host-discovery.ts';
 
 export const hostDiscovery: ScannerCheck = {

@@ -1,9 +1,9 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { mapLimit } from '../../_lib/pool.ts';
-import { parsePorts } from '../../port/port-list.ts';
-import { exposureFindings } from '../../port/risky-exposures.ts';
-import { probeService, serviceOf } from '../../port/service-probes.ts';
-import { scanPorts } from '../../port/tcp-connect.ts';
+import { parsePorts } from '../../_lib/port-list.ts';
+import { exposureFindings } from '../../_lib/risky-exposures.ts';
+import { probeService, serviceOf } from '../../_lib/service-probes.ts';
+import { scanPorts } from '../../_lib/tcp-connect.ts';
 import { discoverHosts } from '../host-discovery.ts';
 
 const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);

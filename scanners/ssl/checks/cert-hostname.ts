@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { certificateEvidence, certificateFacts } from '../ssl-target.ts';
 
 export const certHostname: ScannerCheck = {

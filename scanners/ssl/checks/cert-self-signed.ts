@@ -1,4 +1,4 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { certificateEvidence, certificateFacts, isSelfIssued } from '../ssl-target.ts';
 
 export const certSelfSigned: ScannerCheck = {

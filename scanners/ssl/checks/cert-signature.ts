@@ -1,4 +1,4 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { signatureAlgorithmOid, SIGNATURE_ALGORITHMS } from '../../_lib/der-signature.ts';
 import { certificateEvidence, certificateFacts, isSelfIssued } from '../ssl-target.ts';
 

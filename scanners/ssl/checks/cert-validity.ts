@@ -1,4 +1,4 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { certificateEvidence, certificateFacts } from '../ssl-target.ts';
 
 const DAY = 86_400_000;

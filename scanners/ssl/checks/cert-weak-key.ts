@@ -1,4 +1,4 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { certificateEvidence, certificateFacts } from '../ssl-target.ts';
 
 /** Minimum sizes (bits) per key type, after NIST SP 800-57 / CA/B Forum. */

@@ -1,4 +1,4 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { headerOf, httpRequest } from '../../_lib/http.ts';
 import { sslEndpoint } from '../ssl-target.ts';
 

@@ -1,4 +1,4 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { hostPort } from '../../_lib/endpoint.ts';
 import { tlsHandshake } from '../../_lib/tls-handshake.ts';
 import { pqGroupsSupported } from '../raw/raw-probe.ts';

@@ -1,5 +1,5 @@
 import type { SecureVersion } from 'node:tls';
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { hostPort } from '../../_lib/endpoint.ts';
 import { tlsHandshake } from '../../_lib/tls-handshake.ts';
 import { acceptsVersion, describeOutcome, isAnswer } from '../raw/raw-probe.ts';

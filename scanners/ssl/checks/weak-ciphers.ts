@@ -1,4 +1,4 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { hostPort } from '../../_lib/endpoint.ts';
 import { WEAK_SUITES, type CipherSuite } from '../raw/cipher-suites.ts';
 import { acceptedSuites, describeOutcome, highestAcceptedVersion, type RawTarget, type VersionProbe } from '../raw/raw-probe.ts';

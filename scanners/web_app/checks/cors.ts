@@ -1,6 +1,6 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { headerOf, httpRequest } from '../../_lib/http.ts';
-import { startUrl } from '../crawler.ts';
+import { startUrl } from '../../_lib/endpoint.ts';
 
 /** An origin nobody owns (.invalid, RFC 2606): reflecting it means reflecting anything. */
 const PROBE_ORIGIN = 'https://rampart-cors-probe.invalid';

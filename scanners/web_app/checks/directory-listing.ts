@@ -1,6 +1,7 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { headerOf, httpRequest, snippet, type HttpResponse } from '../../_lib/http.ts';
-import { crawl, crawlLimits, startUrl } from '../crawler.ts';
+import { crawl, crawlLimits } from '../crawler.ts';
+import { startUrl } from '../../_lib/endpoint.ts';
 
 /** Titles/headings of the listings Apache, nginx, lighttpd, IIS, Python and Node serve. */
 const LISTING = [/<title>\s*Index of \//i, /<h1>\s*Index of \//i, /<title>\s*Directory listing for \//i, /\[To Parent Directory\]/i, /<title>\s*listing directory \//i];

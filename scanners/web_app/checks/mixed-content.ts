@@ -1,7 +1,8 @@
 import * as cheerio from 'cheerio';
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { headerOf } from '../../_lib/http.ts';
-import { crawl, startUrl } from '../crawler.ts';
+import { crawl } from '../crawler.ts';
+import { startUrl } from '../../_lib/endpoint.ts';
 
 /** Active content can rewrite the page; passive content only leaks and can be swapped. */
 const ACTIVE = [['script', 'src'], ['iframe', 'src'], ['link[rel~="stylesheet" i]', 'href'], ['object', 'data'], ['embed', 'src'], ['form', 'action']] as const;

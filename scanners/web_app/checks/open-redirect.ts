@@ -1,7 +1,8 @@
 import * as cheerio from 'cheerio';
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { headerOf, httpRequest } from '../../_lib/http.ts';
-import { crawl, startUrl } from '../crawler.ts';
+import { crawl } from '../crawler.ts';
+import { startUrl } from '../../_lib/endpoint.ts';
 
 /** Parameter names redirect handlers commonly read. */
 export const REDIRECT_PARAMS = ['redirect', 'redirect_uri', 'redirect_url', 'url', 'next', 'return', 'returnTo', 'return_url', 'continue', 'dest', 'destination', 'goto', 'target', 'r', 'u'];

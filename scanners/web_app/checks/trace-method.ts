@@ -1,4 +1,4 @@
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { httpRequest, snippet } from '../../_lib/http.ts';
 import { endpointOf } from '../../_lib/endpoint.ts';
 

@@ -1,7 +1,7 @@
 import * as cheerio from 'cheerio';
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { headerOf, httpRequest } from '../../_lib/http.ts';
-import { startUrl } from '../crawler.ts';
+import { startUrl } from '../../_lib/endpoint.ts';
 
 const HEADERS = ['server', 'x-powered-by', 'x-aspnet-version', 'x-aspnetmvc-version', 'x-generator', 'x-runtime-version'];
 /** A product token carrying a version number, e.g. `Apache/2.4.41`, `PHP/7.4.3`, `Express 4.18`. */

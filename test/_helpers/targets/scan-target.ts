@@ -1,4 +1,4 @@
-import type { ScanTarget } from '../../../core/plugin-api.ts';
+import type { ScanTarget } from '../../../core/plugin-api/index.ts';
 
 /** The ScanTarget the engine builds for a URL asset. */
 export function urlTarget(url: string): ScanTarget {

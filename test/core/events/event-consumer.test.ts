@@ -1,6 +1,6 @@
 import test from 'ava';
 import { EventConsumer, INSTANCE_ID } from '../../../core/events/event-consumer.ts';
-import type { PlatformEvent } from '../../../core/plugin-api.ts';
+import type { PlatformEvent } from '../../../core/plugin-api/index.ts';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 let t0: TestApp;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPlugins, PluginLoadError } from '../../../core/plugins/load-plugins.ts';
 import { createTestApp } from '../../_helpers/harness/test-app.ts';
+import { installFixtures } from '../../fixtures/install-fixtures.ts';
 
 const FIXTURE = fileURLToPath(new URL('../../fixtures/third-party-scanner', import.meta.url));
 
@@ -57,11 +58,13 @@ test('refuses bad plugins at start-up with an error naming them', async (t) => {
     [external(dir, 'rampart-scanner-fixture', ['net:outbound'], { colour: 'red' }), /colour is not allowed/],
   ];
   writePlugin(dir, 'future.js', { name: 'future', apiVersion: '^2.0.0' });
-  cases.push([external(dir, './future.js', []), /\(future\) needs plugin API \^2\.0\.0; this Rampart provides 1\.1\.0/]);
+  cases.push([external(dir, './future.js', []), /\(future\) needs plugin API \^2\.0\.0; this Rampart provides 1\.2\.0/]);
   writePlugin(dir, 'nameless.js', { name: 'Bad Name!' });
   cases.push([external(dir, './nameless.js', []), /Invalid plugin "\.\/nameless\.js".*name/]);
   writePlugin(dir, 'kindless.js', { kind: 'teapot' });
   cases.push([external(dir, './kindless.js', []), /Invalid plugin "\.\/kindless\.js"/]);
+  writeFileSync(join(dir, 'formatless.js'), `export default ${JSON.stringify({ kind: 'forwarder', name: 'formatless', version: '1.0.0', apiVersion: '^1.0.0', description: 'x', capabilities: [], format: 'x' })};\n`);
+  cases.push([external(dir, './formatless.js', []), /Invalid plugin "\.\/formatless\.js".*formatMessage, render/]);
   writeFileSync(join(dir, 'broken.js'), 'export default {;\n');
   cases.push([external(dir, './broken.js', []), /Cannot load plugin "\.\/broken\.js"/]);
   for (const [config, message] of cases) {
@@ -74,6 +77,20 @@ test('refuses bad plugins at start-up with an error naming them', async (t) => {
   ] };
   await t.throwsAsync(loadPlugins(twice), { instanceOf: PluginLoadError, message: /Two plugins are named "fixture"/ });
   await t.throwsAsync(loadPlugins({ builtin: ['no-such-builtin'], baseDir: dir, external: [] }), { message: /unknown built-in plugins: no-such-builtin/ });
+});
+
+test('loads third-party executor and forwarder packages by name, found by executor kind and format', async (t) => {
+  const dir = installFixtures(['executor', 'forwarder']);
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const executor = { module: 'rampart-executor-fixture', capabilities: ['net:outbound', 'secrets:read', 'exec:sandbox'], options: {} };
+  const forwarder = { module: 'rampart-forwarder-fixture', capabilities: [], options: {} };
+  const registry = await loadPlugins({ builtin: [], baseDir: dir, external: [executor, forwarder] });
+  t.is(registry.executorFor('fixture_notify')?.plugin.name, 'fixture-notify');
+  t.deepEqual(registry.executorFor('fixture_notify')?.capabilities, ['net:outbound', 'secrets:read', 'exec:sandbox']);
+  t.is(registry.forwarderFor('fixture_json')?.plugin.version, '2.0.1');
+  t.deepEqual(registry.forwarderFor('fixture_json')?.options, { sd_id: 'fixture@32473' }, 'option defaults applied');
+  const ungranted = { ...executor, capabilities: ['net:outbound', 'secrets:read'] };
+  await t.throwsAsync(loadPlugins({ builtin: [], baseDir: dir, external: [ungranted] }), { instanceOf: PluginLoadError, message: /\(fixture-notify\) requires capabilities not granted by the admin: exec:sandbox/ });
 });
 
 test('GET /api/plugins lists loaded plugins with secret options redacted', async (t) => {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import type { ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { CheckOrder } from '../../../core/scans/check-order.ts';
 import type { ScanCheckRow } from '../../../core/scans/scan-check-repository.ts';
 

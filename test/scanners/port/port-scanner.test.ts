@@ -1,11 +1,11 @@
 import test from 'ava';
 import { createServer, type Server } from 'node:net';
 import plugin from '../../../scanners/port/index.ts';
-import { parsePorts } from '../../../scanners/port/port-list.ts';
-import { classifyGreeting, probeService } from '../../../scanners/port/service-probes.ts';
-import { scanPorts, SocketExhaustedError, tcpConnect } from '../../../scanners/port/tcp-connect.ts';
-import { runCheck } from '../../../core/scans/run-check.ts';
-import type { ScanTarget } from '../../../core/plugin-api.ts';
+import { parsePorts } from '../../../scanners/_lib/port-list.ts';
+import { classifyGreeting, probeService } from '../../../scanners/_lib/service-probes.ts';
+import { scanPorts, SocketExhaustedError, tcpConnect } from '../../../scanners/_lib/tcp-connect.ts';
+import { runCheck } from '../../../core/plugin-api/testing.ts';
+import type { ScanTarget } from '../../../core/plugin-api/index.ts';
 import { serviceAvailable } from '../../_helpers/harness/local-service.ts';
 
 // Ava needs every test declared before the first await ends: ask first. One test needs this

@@ -1,12 +1,12 @@
 import test from 'ava';
-import { runCheck } from '../../../core/scans/run-check.ts';
+import { runCheck } from '../../../core/plugin-api/testing.ts';
 import { certHostname } from '../../../scanners/ssl/checks/cert-hostname.ts';
 import { certSelfSigned } from '../../../scanners/ssl/checks/cert-self-signed.ts';
 import { certSignature } from '../../../scanners/ssl/checks/cert-signature.ts';
 import { certUntrusted } from '../../../scanners/ssl/checks/cert-untrusted.ts';
 import { certValidity } from '../../../scanners/ssl/checks/cert-validity.ts';
 import { certWeakKey } from '../../../scanners/ssl/checks/cert-weak-key.ts';
-import type { ScanTarget, ScannerCheck } from '../../../core/plugin-api.ts';
+import type { ScanTarget, ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { urlTarget } from '../../_helpers/targets/scan-target.ts';
 import { startTlsTarget, type TlsTarget } from '../../_helpers/targets/tls-target.ts';
 import { createRsaTestCa, type RsaLeafOptions, type RsaTestCa } from '../../_helpers/certificates/weak-certs.ts';

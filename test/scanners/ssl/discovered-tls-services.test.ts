@@ -1,7 +1,7 @@
 import test from 'ava';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import type { AddressInfo } from 'node:net';
-import type { ScanTarget } from '../../../core/plugin-api.ts';
+import type { ScanTarget } from '../../../core/plugin-api/index.ts';
 import { anyTls, httpsOnly, tlsTargets } from '../../../scanners/ssl/across-tls-services.ts';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 import { createAsset, waitForScan } from '../../_helpers/harness/scan-helpers.ts';

@@ -1,6 +1,6 @@
 import test from 'ava';
-import { runCheck } from '../../../core/scans/run-check.ts';
-import type { ScanTarget } from '../../../core/plugin-api.ts';
+import { runCheck } from '../../../core/plugin-api/testing.ts';
+import type { ScanTarget } from '../../../core/plugin-api/index.ts';
 import { weakCiphers } from '../../../scanners/ssl/checks/weak-ciphers.ts';
 import { startGnutlsTarget, withGnutls } from '../../_helpers/targets/gnutls-target.ts';
 import { urlTarget } from '../../_helpers/targets/scan-target.ts';

@@ -1,4 +1,4 @@
-import type { FindingReport } from '../../core/plugin-api.ts';
+import type { FindingReport } from '../../core/plugin-api/index.ts';
 import type { ServiceInfo } from './service-probes.ts';
 
 /** CVSS v3.1 base vectors of the findings below (severity follows from the score). */

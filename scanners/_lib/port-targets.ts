@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { ScanTarget } from '../../core/plugin-api.ts';
+import type { ScanTarget } from '../../core/plugin-api/index.ts';
 
 /**
  * The addresses to scan for a target, already filtered through `inScope` (the asset's

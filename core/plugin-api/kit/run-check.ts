@@ -1,4 +1,5 @@
-import type { CheckContext, DiscoveredService, FindingReport, LogLevel, ScanTarget, ScannerCheck } from '../plugin-api.ts';
+import type { CheckContext, DiscoveredService, FindingReport, LogLevel, ScanTarget, ScannerCheck } from '../index.ts';
+import { scopedHttp } from './scoped-http.ts';
 import { ServiceList } from './service-list.ts';
 import { targetScope } from './target-scope.ts';
 
@@ -32,7 +33,7 @@ export interface RunCheckOptions {
   signal?: AbortSignal;
   /** Overrides the default scope (the target's host, or its CIDR for network assets). */
   inScope?: (hostOrIp: string) => boolean;
-  /** CIDRs never to touch, applied by the default scope. */
+  /** CIDRs never to touch: applied by the default scope and by `ctx.http` to every address it dials. */
   deny?: readonly string[];
   /** Called as each finding is reported, besides collecting it. */
   onFinding?: (finding: FindingReport) => void;
@@ -56,6 +57,8 @@ export async function runCheck(check: ScannerCheck, target: ScanTarget, opts: Ru
   const timer = setTimeout(() => controller.abort(new Error('timeout')), timeoutMs);
   const started = Date.now();
   let done = false;
+  const inScope = opts.inScope ?? targetScope(target, opts.deny);
+  const http = scopedHttp({ inScope, deny: opts.deny ?? [], signal: controller.signal, timeoutMs });
   const ctx: CheckContext = {
     options: Object.freeze({ ...(opts.options ?? {}) }),
     signal: controller.signal,
@@ -68,7 +71,8 @@ export async function runCheck(check: ScannerCheck, target: ScanTarget, opts: Ru
     log(level, message) {
       logs.push({ timestamp: new Date().toISOString(), level, message: String(message).slice(0, 4000) });
     },
-    inScope: opts.inScope ?? targetScope(target, opts.deny),
+    inScope,
+    http: { request: (req) => http.request(req) },
     addService(service) {
       if (done) return;
       if (!services.add(service)) ctx.log('WARN', `service dropped (invalid or over the limit): ${JSON.stringify(service).slice(0, 200)}`);
@@ -93,5 +97,6 @@ export async function runCheck(check: ScannerCheck, target: ScanTarget, opts: Ru
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onAbort);
     controller.abort(new Error('finished'));
+    await http.close();
   }
 }

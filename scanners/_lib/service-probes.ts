@@ -1,6 +1,6 @@
 import { Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
-import type { DiscoveredService } from '../../core/plugin-api.ts';
+import type { DiscoveredService } from '../../core/plugin-api/index.ts';
 
 export type ServiceName = 'ssh' | 'smtp' | 'ftp' | 'telnet' | 'http' | 'https' | 'tls' | 'redis' | 'mysql' | 'postgresql' | 'pop3' | 'imap' | 'unknown';
 

@@ -1,5 +1,4 @@
-import { defineForwarder, type PlatformEvent } from '../../../core/plugin-api.ts';
-import { eventFields, syslogEnvelope, type SyslogRenderOptions } from '../../../core/siem/event-fields.ts';
+import { defineForwarder, type ForwarderContext, type ForwarderMessage, type PlatformEvent } from '../../core/plugin-api/index.ts';
 
 /**
  * Private SD-ID. 32473 is the example enterprise number RFC 5612 reserves for
@@ -33,18 +32,17 @@ function params(event: PlatformEvent): Array<[string, string]> {
   return out;
 }
 
-/** RFC 5424 with the event as structured data and a one-line summary as MSG (UTF-8, BOM). */
-export function renderRfc5424(event: PlatformEvent, o: SyslogRenderOptions): string {
-  const f = eventFields(event);
-  return syslogEnvelope(event, f, o, { sd: [{ id: SD_ID, params: params(event) }], msg: f.summary, bom: true });
+/** The event as structured data and a one-line summary as MSG (UTF-8, BOM), inside core's RFC 5424 envelope. */
+export function formatRfc5424Message(event: PlatformEvent, ctx: ForwarderContext): ForwarderMessage {
+  return { msg: ctx.fields.summary, structuredData: [{ id: SD_ID, params: params(event) }], bom: true };
 }
 
 export default defineForwarder({
   name: 'rfc5424',
-  version: '1.0.0',
-  apiVersion: '^1.0.0',
+  version: '1.1.0',
+  apiVersion: '^1.2.0',
   description: 'RFC 5424 syslog with the event as structured data.',
   capabilities: [],
   format: 'rfc5424',
-  render: (event, options) => renderRfc5424(event, options as unknown as SyslogRenderOptions),
+  formatMessage: formatRfc5424Message,
 });

@@ -1,0 +1,148 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Agent, buildConnector, request } from 'undici';
+import type { CheckHttp, CheckHttpRequest, CheckHttpResponse } from '../index.ts';
+import { inCidr } from './target-scope.ts';
+
+/** Thrown when a request would leave the scan's scope (host out of scope, or a deny-listed address). */
+export class OutOfScopeError extends Error {
+  readonly code = 'out_of_scope';
+}
+
+export interface ScopedHttpOptions {
+  inScope: (hostOrIp: string) => boolean;
+  deny: readonly string[];
+  /** The check's signal: aborts every request. */
+  signal: AbortSignal;
+  /** Default per-request limit. */
+  timeoutMs: number;
+  /** Test seam: replaces DNS resolution. */
+  resolve?: typeof dnsLookup;
+}
+
+const DEFAULT_MAX_BYTES = 256 * 1024;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
+
+/** `ctx.http` plus the close the engine calls when the check ends. */
+export interface ScopedHttp extends CheckHttp {
+  close(): Promise<void>;
+}
+
+/**
+ * The scope-guarded HTTP handle checks get. The scope is asked about the host before
+ * any connection; the connector refuses a name that resolves to any deny-listed address
+ * and re-checks the peer after connecting (IP literals skip lookup), so neither DNS
+ * rebinding nor a redirect reaches what the scan must not touch.
+ */
+export function scopedHttp(o: ScopedHttpOptions): ScopedHttp {
+  const denied = (ip: string) => o.deny.some((cidr) => inCidr(ip, cidr));
+  const resolve = o.resolve ?? dnsLookup;
+  const lookup = ((hostname: string, options: { all?: boolean; family?: number }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+    resolve(hostname, { family: options.family as 0, all: true }, (err, addresses) => {
+      if (err) return callback(err, options.all ? [] : '');
+      const bad = addresses.find((a) => denied(a.address));
+      if (bad) return callback(new OutOfScopeError(`${hostname} resolves to ${bad.address}, which is on the scan deny list`), options.all ? [] : '');
+      if (options.all) return callback(null, addresses);
+      if (!addresses[0]) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }), '');
+      callback(null, addresses[0].address, addresses[0].family);
+    });
+  }) as unknown as LookupFunction;
+  const agents = new Map<boolean, Agent>();
+  const agentFor = (verify: boolean): Agent => {
+    let agent = agents.get(verify);
+    if (!agent) {
+      const base = buildConnector({ rejectUnauthorized: verify, timeout: 5_000, lookup } as buildConnector.BuildOptions);
+      agent = new Agent({
+        keepAliveTimeout: 1_000,
+        connect(opts, callback) {
+          base(opts, (err, socket) => {
+            if (err || !socket) return callback(err ?? new Error('no socket'), null);
+            const peer = socket.remoteAddress ?? '';
+            if (isIP(peer) && denied(peer)) {
+              socket.destroy();
+              return callback(new OutOfScopeError(`${opts.hostname} connected to ${peer}, which is on the scan deny list`), null);
+            }
+            callback(null, socket);
+          });
+        },
+      });
+      agents.set(verify, agent);
+    }
+    return agent;
+  };
+
+  async function once(url: URL, req: CheckHttpRequest, method: string, body: string | undefined): Promise<CheckHttpResponse> {
+    const host = hostOf(url);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutOfScopeError(`${url.protocol} is not HTTP`);
+    if (!o.inScope(host)) throw new OutOfScopeError(`${host} is outside the scan scope`);
+    if (isIP(host) && denied(host)) throw new OutOfScopeError(`${host} is on the scan deny list`);
+    const timeoutMs = req.timeoutMs ?? Math.min(10_000, o.timeoutMs);
+    const signal = AbortSignal.any([o.signal, AbortSignal.timeout(timeoutMs), ...(req.signal ? [req.signal] : [])]);
+    const started = performance.now();
+    const res = await request(url, {
+      dispatcher: agentFor(req.verifyTls === true),
+      method: method as 'GET',
+      headers: { 'user-agent': 'Rampart-Scanner/1', ...req.headers },
+      body,
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const max = req.maxResponseBytes ?? DEFAULT_MAX_BYTES;
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let truncated = false;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      if (kept + chunk.length > max) {
+        chunks.push(chunk.subarray(0, max - kept));
+        kept = max;
+        truncated = true;
+        res.body.destroy();
+        break;
+      }
+      chunks.push(chunk);
+      kept += chunk.length;
+    }
+    return {
+      url: url.href,
+      statusCode: res.statusCode,
+      headers: res.headers as CheckHttpResponse['headers'],
+      body: Buffer.concat(chunks).toString('utf8'),
+      truncated,
+      durationMs: Math.round(performance.now() - started),
+    };
+  }
+
+  return {
+    async request(req) {
+      let url = new URL(req.url);
+      let method = req.method ?? 'GET';
+      let body = req.body;
+      for (let hop = 0; ; hop++) {
+        const res = await once(url, req, method, body);
+        const location = res.headers.location;
+        if (!REDIRECTS.has(res.statusCode) || typeof location !== 'string' || hop >= (req.maxRedirects ?? 0)) return res;
+        let next: URL;
+        try {
+          next = new URL(location, url);
+        } catch {
+          return res;
+        }
+        // Out of scope: the 3xx itself is the answer (an open-redirect check wants it).
+        if ((next.protocol !== 'http:' && next.protocol !== 'https:') || !o.inScope(hostOf(next))) return res;
+        if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
+          method = 'GET';
+          body = undefined;
+        }
+        url = next;
+      }
+    },
+    async close() {
+      await Promise.all([...agents.values()].map((a) => a.destroy()));
+      agents.clear();
+    },
+  };
+}

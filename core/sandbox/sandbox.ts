@@ -1,0 +1,119 @@
+import ivm from 'isolated-vm';
+import type { JsonValue, Sandbox, SandboxResult, SandboxRunOptions } from '../plugin-api/index.ts';
+import { SandboxError, strictJson } from './sandbox-error.ts';
+
+/** A host function the engine hands to sandboxed code: JSON in, JSON out. */
+export type HostFunction = (...args: JsonValue[]) => JsonValue | Promise<JsonValue>;
+
+export interface SandboxOptions {
+  /** Functions the code may call by name (each returns a promise inside the sandbox). */
+  functions?: Readonly<Record<string, HostFunction>>;
+  defaultTimeoutMs?: number;
+  defaultMemoryMb?: number;
+}
+
+const MAX_LOG_LINES = 1000;
+const MAX_LOG_CHARS = 4000;
+
+// Runs inside the isolate before the code: console.log and the host functions, wired to
+// the host through callbacks that only ever carry strings (JSON text).
+const PRELUDE = `
+const strict = (v, what) => {
+  try {
+    return JSON.stringify(v === undefined ? null : v, (k, x) => {
+      if (typeof x === 'function' || typeof x === 'symbol') throw new TypeError('a ' + typeof x + ' cannot cross the sandbox boundary');
+      return x;
+    });
+  } catch (e) {
+    throw new TypeError('INVALID_VALUE ' + what + ' is not JSON: ' + String(e && e.message).split(String.fromCharCode(10))[0]);
+  }
+};
+const show = (x) => { if (typeof x === 'string') return x; try { return JSON.stringify(x); } catch { return String(x); } };
+const log = $log;
+globalThis.console = Object.freeze({ log: (...a) => log(a.map(show).join(' ')) });
+for (const name of JSON.parse($names)) {
+  const call = globalThis['$host_' + name];
+  delete globalThis['$host_' + name];
+  globalThis[name] = async (...args) => {
+    const reply = JSON.parse(await call.apply(undefined, [strict(args, 'arguments of ' + name)], { result: { promise: true } }));
+    if ('error' in reply) throw new Error(reply.error);
+    return reply.value;
+  };
+}
+delete globalThis.$log;
+delete globalThis.$names;
+globalThis.$strict = strict;
+undefined;
+`;
+
+/**
+ * Calls a host function and answers as JSON text that never rejects: a failure travels
+ * as `{error}` and is thrown inside the isolate, so no host-side rejection is left for
+ * isolated-vm to settle on its own schedule.
+ */
+async function callHost(name: string, fn: HostFunction, args: string): Promise<string> {
+  try {
+    const value = await fn(...(JSON.parse(args) as JsonValue[]));
+    return `{"value":${strictJson(value, `result of ${name}`)}}`;
+  } catch (err) {
+    return JSON.stringify({ error: (err as Error)?.message ?? String(err) });
+  }
+}
+
+function classify(err: unknown, timedOut: boolean, timeoutMs: number, disposed: boolean): SandboxError {
+  if (err instanceof SandboxError) return err;
+  const message = (err as Error)?.message ?? String(err);
+  if (timedOut || message === 'Script execution timed out.') return new SandboxError('timeout', `sandbox run timed out after ${timeoutMs} ms`);
+  if (disposed && /memory limit/i.test(message)) return new SandboxError('memory_limit', 'sandbox run exceeded its memory limit');
+  const invalid = /INVALID_VALUE (.*)$/.exec(message);
+  if (invalid) return new SandboxError('invalid_value', invalid[1]!);
+  return new SandboxError('script_error', message);
+}
+
+/**
+ * The one isolated-vm wrapper: each run gets a fresh isolate (heap limit), a context
+ * holding only `console.log` and the host functions handed in, a wall-clock limit that
+ * covers awaited work as well as CPU, and JSON-only values both ways. The isolate is
+ * disposed after the run, whatever happened.
+ */
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const functions = options.functions ?? {};
+  return {
+    async run(code: string, run: SandboxRunOptions = {}): Promise<SandboxResult> {
+      const timeoutMs = run.timeoutMs ?? options.defaultTimeoutMs ?? 1000;
+      const memoryMb = Math.max(8, run.memoryMb ?? options.defaultMemoryMb ?? 32);
+      const input = strictJson(run.input ?? null, 'input');
+      const logs: string[] = [];
+      const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+      let timedOut = false;
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const context = await isolate.createContext();
+        const global = context.global;
+        await global.set('$names', JSON.stringify(Object.keys(functions)));
+        await global.set('$log', new ivm.Callback((line: string) => {
+          if (logs.length < MAX_LOG_LINES) logs.push(String(line).slice(0, MAX_LOG_CHARS));
+        }, { ignored: true }));
+        for (const [name, fn] of Object.entries(functions)) {
+          await global.set(`$host_${name}`, new ivm.Reference((args: string) => callHost(name, fn, args)));
+        }
+        await context.eval(PRELUDE, { timeout: timeoutMs });
+        const wrapped = `(async (input) => {\n${code}\n})(JSON.parse(${JSON.stringify(input)})).then((r) => $strict(r, 'result'))`;
+        const deadline = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            timedOut = true;
+            reject(new Error('timed out'));
+            if (!isolate.isDisposed) isolate.dispose();
+          }, timeoutMs);
+        });
+        const text = (await Promise.race([context.eval(wrapped, { timeout: timeoutMs, promise: true }), deadline])) as string;
+        return { result: JSON.parse(text) as JsonValue, logs };
+      } catch (err) {
+        throw classify(err, timedOut, timeoutMs, isolate.isDisposed);
+      } finally {
+        clearTimeout(timer);
+        if (!isolate.isDisposed) isolate.dispose();
+      }
+    },
+  };
+}
