@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { runCheck } from '../core/plugin-api/testing.ts';
+import { runCheck } from '../core/author-kit/index.ts';
 import type { FindingReport } from '../core/plugin-api/index.ts';
 import ssl from '../scanners/ssl/index.ts';
 import { startGnutlsTarget } from '../test/_helpers/targets/gnutls-target.ts';

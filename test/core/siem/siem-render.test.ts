@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { defineForwarder, type PlatformEvent } from '../../../core/plugin-api/index.ts';
-import { formatEvent } from '../../../core/plugin-api/testing.ts';
+import { formatEvent } from '../../../core/author-kit/index.ts';
 import { forwarderRenderer } from '../../../core/siem/siem-render.ts';
 import cef from '../../../forwarders/cef/index.ts';
 import rfc5424 from '../../../forwarders/rfc5424/index.ts';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
-import { runCheck } from '../../../core/plugin-api/testing.ts';
+import { runCheck } from '../../../core/author-kit/index.ts';
 import { apiDocuments } from '../../../scanners/api_discovery/checks/api-documents.ts';
 import { graphqlIntrospection } from '../../../scanners/api_discovery/checks/graphql-introspection.ts';
 import { unauthenticatedEndpoints } from '../../../scanners/api_discovery/checks/unauthenticated-endpoints.ts';

@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { Answer } from 'dns-packet';
 import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
-import { runCheck } from '../../../core/plugin-api/testing.ts';
+import { runCheck } from '../../../core/author-kit/index.ts';
 import { caa } from '../../../scanners/dns/checks/caa.ts';
 import { danglingCname } from '../../../scanners/dns/checks/dangling-cname.ts';
 import { dmarc } from '../../../scanners/dns/checks/dmarc.ts';

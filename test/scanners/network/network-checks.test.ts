@@ -2,7 +2,7 @@ import test from 'ava';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import type { ScanTarget } from '../../../core/plugin-api/index.ts';
-import { runCheck } from '../../../core/plugin-api/testing.ts';
+import { runCheck } from '../../../core/author-kit/index.ts';
 import { hostDiscovery } from '../../../scanners/network/checks/host-discovery.ts';
 import { services } from '../../../scanners/network/checks/services.ts';
 

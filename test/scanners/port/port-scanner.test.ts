@@ -4,7 +4,7 @@ import plugin from '../../../scanners/port/index.ts';
 import { parsePorts } from '../../../scanners/_lib/port-list.ts';
 import { classifyGreeting, probeService } from '../../../scanners/_lib/service-probes.ts';
 import { scanPorts, SocketExhaustedError, tcpConnect } from '../../../scanners/_lib/tcp-connect.ts';
-import { runCheck } from '../../../core/plugin-api/testing.ts';
+import { runCheck } from '../../../core/author-kit/index.ts';
 import type { ScanTarget } from '../../../core/plugin-api/index.ts';
 import { serviceAvailable } from '../../_helpers/harness/local-service.ts';
 

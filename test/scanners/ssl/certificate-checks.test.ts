@@ -1,5 +1,5 @@
 import test from 'ava';
-import { runCheck } from '../../../core/plugin-api/testing.ts';
+import { runCheck } from '../../../core/author-kit/index.ts';
 import { certHostname } from '../../../scanners/ssl/checks/cert-hostname.ts';
 import { certSelfSigned } from '../../../scanners/ssl/checks/cert-self-signed.ts';
 import { certSignature } from '../../../scanners/ssl/checks/cert-signature.ts';

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { runCheck } from '../../../core/plugin-api/testing.ts';
+import { runCheck } from '../../../core/author-kit/index.ts';
 import { protocolVersions } from '../../../scanners/ssl/checks/protocol-versions.ts';
 import { SSL2_CIPHER_KINDS } from '../../../scanners/ssl/raw/client-hello.ts';
 import { startGnutlsTarget, withGnutls } from '../../_helpers/targets/gnutls-target.ts';

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { runCheck } from '../../../core/plugin-api/testing.ts';
+import { runCheck } from '../../../core/author-kit/index.ts';
 import { keyExchange } from '../../../scanners/ssl/checks/key-exchange.ts';
 import { pqNodeOpenssl, pqNodePath, PQ_NODE_VERSION, startPqTlsServer } from '../../_helpers/targets/pq-tls-server.ts';
 import { urlTarget } from '../../_helpers/targets/scan-target.ts';

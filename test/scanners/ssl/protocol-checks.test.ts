@@ -1,6 +1,6 @@
 import test from 'ava';
 import { getDiffieHellman } from 'node:crypto';
-import { runCheck } from '../../../core/plugin-api/testing.ts';
+import { runCheck } from '../../../core/author-kit/index.ts';
 import { hsts } from '../../../scanners/ssl/checks/hsts.ts';
 import { keyExchange } from '../../../scanners/ssl/checks/key-exchange.ts';
 import { protocolVersions } from '../../../scanners/ssl/checks/protocol-versions.ts';

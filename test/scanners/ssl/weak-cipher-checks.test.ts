@@ -1,5 +1,5 @@
 import test from 'ava';
-import { runCheck } from '../../../core/plugin-api/testing.ts';
+import { runCheck } from '../../../core/author-kit/index.ts';
 import type { ScanTarget } from '../../../core/plugin-api/index.ts';
 import { weakCiphers } from '../../../scanners/ssl/checks/weak-ciphers.ts';
 import { startGnutlsTarget, withGnutls } from '../../_helpers/targets/gnutls-target.ts';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
-import { runCheck } from '../../../core/plugin-api/testing.ts';
+import { runCheck } from '../../../core/author-kit/index.ts';
 import { cookies } from '../../../scanners/web_app/checks/cookies.ts';
 import { cors } from '../../../scanners/web_app/checks/cors.ts';
 import { directoryListing } from '../../../scanners/web_app/checks/directory-listing.ts';

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { ScanTarget } from '../index.ts';
+import type { ScanTarget } from '../plugin-api/index.ts';
 
 /** Is an address inside a CIDR (v4 or v6; IPv4-mapped IPv6 is treated as IPv4)? */
 export function inCidr(ip: string, cidr: string): boolean {

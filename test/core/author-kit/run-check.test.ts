@@ -1,10 +1,10 @@
 import test from 'ava';
 import { createServer } from 'node:net';
-import type { ScannerCheck, ScannerPlugin, ScanTarget } from '../../../../core/plugin-api/index.ts';
-import { runCheck, targetScope } from '../../../../core/plugin-api/testing.ts';
+import type { ScannerCheck, ScannerPlugin, ScanTarget } from '../../../core/plugin-api/index.ts';
+import { runCheck, targetScope } from '../../../core/author-kit/index.ts';
 
 // The fixture third-party plugin is plain JS (typed by JSDoc) outside the source tree.
-const FIXTURE = new URL('../../../fixtures/third-party-scanner/index.js', import.meta.url).href;
+const FIXTURE = new URL('../../fixtures/third-party-scanner/index.js', import.meta.url).href;
 const fixture = ((await import(FIXTURE)) as { default: ScannerPlugin }).default;
 
 const target: ScanTarget = { assetId: 'ast_x', assetType: 'ip', name: '127.0.0.1', host: '127.0.0.1' };

@@ -1,6 +1,6 @@
-import { forwarderRenderer } from '../../siem/siem-render.ts';
-import { truncateUtf8 } from '../../siem/syslog-message.ts';
-import type { ForwarderPlugin, PlatformEvent } from '../index.ts';
+import { forwarderRenderer } from '../siem/siem-render.ts';
+import { truncateUtf8 } from '../siem/syslog-message.ts';
+import type { ForwarderPlugin, PlatformEvent } from '../plugin-api/index.ts';
 
 export interface FormatEventOptions {
   /** The plugin's admin options (default none). */

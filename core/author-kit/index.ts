@@ -7,10 +7,10 @@
  *
  * @packageDocumentation
  */
-export { runCheck, type CheckAttempt, type CheckLog, type RunCheckOptions } from './kit/run-check.ts';
-export { OutOfScopeError } from './kit/scoped-http.ts';
-export { targetScope } from './kit/target-scope.ts';
-export { mockExecutorContext, type MockExecutorContext, type MockExecutorOptions, type MockLogLine } from './kit/mock-executor-context.ts';
-export { formatEvent, sampleEvent, type FormatEventOptions } from './kit/format-event.ts';
+export { runCheck, type CheckAttempt, type CheckLog, type RunCheckOptions } from './run-check.ts';
+export { OutOfScopeError } from './scoped-http.ts';
+export { targetScope } from './target-scope.ts';
+export { mockExecutorContext, type MockExecutorContext, type MockExecutorOptions, type MockLogLine } from './mock-executor-context.ts';
+export { formatEvent, sampleEvent, type FormatEventOptions } from './format-event.ts';
 export { createSandbox, type HostFunction, type SandboxOptions } from '../sandbox/sandbox.ts';
 export { SandboxError, type SandboxErrorCode } from '../sandbox/sandbox-error.ts';

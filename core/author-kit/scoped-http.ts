@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, request } from 'undici';
-import type { CheckHttp, CheckHttpRequest, CheckHttpResponse } from '../index.ts';
+import type { CheckHttp, CheckHttpRequest, CheckHttpResponse } from '../plugin-api/index.ts';
 import { inCidr } from './target-scope.ts';
 
 /** Thrown when a request would leave the scan's scope (host out of scope, or a deny-listed address). */

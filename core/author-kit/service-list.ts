@@ -1,4 +1,4 @@
-import type { DiscoveredService } from '../index.ts';
+import type { DiscoveredService } from '../plugin-api/index.ts';
 
 /** More services than this from one check is a broken plugin, not a network. */
 export const MAX_SERVICES_PER_CHECK = 10_000;

@@ -1,5 +1,5 @@
-import { createSandbox } from '../../sandbox/sandbox.ts';
-import type { ExecutorContext, ExecutorHttpRequest, HttpResponse, LogLevel, Sandbox } from '../index.ts';
+import { createSandbox } from '../sandbox/sandbox.ts';
+import type { ExecutorContext, ExecutorHttpRequest, HttpResponse, LogLevel, Sandbox } from '../plugin-api/index.ts';
 
 export interface MockExecutorOptions {
   params?: Record<string, unknown>;

@@ -1,4 +1,4 @@
-import type { CheckContext, DiscoveredService, FindingReport, LogLevel, ScanTarget, ScannerCheck } from '../index.ts';
+import type { CheckContext, DiscoveredService, FindingReport, LogLevel, ScanTarget, ScannerCheck } from '../plugin-api/index.ts';
 import { scopedHttp } from './scoped-http.ts';
 import { ServiceList } from './service-list.ts';
 import { targetScope } from './target-scope.ts';
