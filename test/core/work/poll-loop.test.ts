@@ -50,10 +50,14 @@ test('a throwing round is reported and the loop goes on; stop() waits for the ro
   const errors: string[] = [];
   let rounds = 0;
   let finished = false;
+  // Stop only once the second round is under way, whatever the machine's load.
+  let secondRoundStarted!: () => void;
+  const inSecondRound = new Promise<void>((resolve) => (secondRoundStarted = resolve));
   const loop = new PollLoop({
     round: async () => {
       rounds++;
       if (rounds === 1) throw new Error('database away');
+      secondRoundStarted();
       await tick(30);
       finished = true;
     },
@@ -61,7 +65,7 @@ test('a throwing round is reported and the loop goes on; stop() waits for the ro
     onError: (err) => errors.push(err.message),
   });
   loop.start();
-  await tick(15);
+  await inSecondRound;
   await loop.stop();
   t.deepEqual(errors, ['database away']);
   t.true(finished, 'stop resolved only after the running round ended');
