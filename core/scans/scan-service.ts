@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ScanConfig } from '../../config/scan-config.ts';
 import type { Db } from '../db/create-db.ts';
 import { isUniqueViolation } from '../db/db-errors.ts';
+import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import { toJson } from '../db/json.ts';
 import { ConflictError, InputError, NotFoundError } from '../errors.ts';
 import type { Outbox } from '../events/outbox.ts';
@@ -172,11 +173,15 @@ export class ScanService {
   async cancel(tenantId: string, id: string): Promise<ScanView> {
     const row = await this.#row(tenantId, id);
     const now = Date.now();
-    const done = await this.#d.db.transaction(async (trx) => {
-      const ok = await scanRepository.cancel(trx, tenantId, id, now);
-      if (ok) await changeClock.markChanged(trx, tenantId, 'scans', now);
-      return ok;
-    });
+    // A running scan's worker writes the same scan and change-clock rows; MariaDB may pick
+    // this short transaction as the deadlock victim, and running it again is the remedy.
+    const done = await retryOnDeadlock(() =>
+      this.#d.db.transaction(async (trx) => {
+        const ok = await scanRepository.cancel(trx, tenantId, id, now);
+        if (ok) await changeClock.markChanged(trx, tenantId, 'scans', now);
+        return ok;
+      }),
+    );
     if (!done) throw new ConflictError(`The scan is already ${(await this.#row(tenantId, id)).status}; only queued or running scans can be cancelled.`, 'scan_finished', { scan_id: row.id });
     this.#d.onCancelled?.(id);
     return this.get(tenantId, id);
