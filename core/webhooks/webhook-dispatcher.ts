@@ -91,7 +91,7 @@ export class WebhookDispatcher {
         attemptsLeft: this.#attempts,
         now,
       }));
-    // A delivery worker's SKIP LOCKED claim can make MariaDB pick this insert as a deadlock
+    // A delivery worker's locking claim (core/work/lease-queue.ts) can make MariaDB pick this insert as a deadlock
     // victim; the insert is idempotent per (webhook, event), so running it again is safe.
     if (rows.length) await retryOnDeadlock(() => webhookDeliveryRepository.insertMany(this.#db, rows));
     return rows.length;
