@@ -194,6 +194,12 @@ export const findingRepository = {
     return rows;
   },
 
+  /** The asset of each of the tenant's scans among `scanIds` (absent: no such scan of this tenant). */
+  async scanAssets(db: Queryable, tenantId: string, scanIds: string[]): Promise<Map<string, string>> {
+    const rows = (await db('scans').where('tenant_id', tenantId).whereIn('id', scanIds).select('id', 'asset_id')) as Array<{ id: string; asset_id: string }>;
+    return new Map(rows.map((r) => [r.id, r.asset_id]));
+  },
+
   async updateStatus(db: Queryable, id: string, status: FindingStatus, updatedBy: string, now: number): Promise<void> {
     await db('findings').where({ id }).update({ status, updated_by: updatedBy, updated_at: now });
   },

@@ -1,5 +1,5 @@
-import type { Db } from '../db/create-db.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import type { Db, Queryable } from '../db/create-db.ts';
+import { NotFoundError, RampartError, ValidationError } from '../errors.ts';
 import type { Outbox, UnitOfWork } from '../events/outbox.ts';
 import type { EventAsset, EventPayloads } from '../domain/event-payloads.ts';
 import { newId } from '../ids.ts';
@@ -25,6 +25,21 @@ export interface StatusUpdate {
   status: FindingStatus;
   updated_at: string;
   updated_by: string;
+}
+
+/**
+ * 404 unless every given scan_id names one of the tenant's scans of the finding's own
+ * asset: the same answer for another tenant's scan, a scan of another asset and no scan,
+ * so nothing about other tenants is disclosed. Runs before any write.
+ */
+async function checkScans(db: Queryable, tenantId: string, findings: NewFinding[], bulk: boolean): Promise<void> {
+  const scanIds = [...new Set(findings.map((f) => f.scanId).filter((id): id is string => id !== null))];
+  if (!scanIds.length) return;
+  const assetOf = await findingRepository.scanAssets(db, tenantId, scanIds);
+  const details = findings.flatMap((f, i) => (f.scanId !== null && assetOf.get(f.scanId) !== f.assetId
+    ? [{ field: bulk ? `findings.${i}.scan_id` : 'scan_id', message: `Scan ${f.scanId} of asset ${f.assetId} not found.` }]
+    : []));
+  if (details.length) throw new RampartError(404, 'not_found', `${details[0]!.message} scan_id must name a scan of the finding's asset.`, { details });
 }
 
 /**
@@ -74,6 +89,7 @@ export class FindingService {
     const now = Date.now();
     const findings = inputs.map((input, i) => prepareFinding(input, { id: newId('fnd', now), tenantId, actor, now }, bulk ? `findings.${i}.` : ''));
     const ids = await this.#outbox.transaction(async (uow) => {
+      await checkScans(uow.trx, tenantId, findings, bulk);
       await this.insertPrepared(uow, findings, bulk);
       return findings.map((f) => f.id);
     });

@@ -7,7 +7,32 @@ import { routeRateLimit } from './rate-limit-settings.ts';
 type JsonSchema = Record<string, unknown>;
 
 // joi-to-json is CommonJS (`module.exports = parse`) while its typings declare a default export.
-const parse = joiToJson as unknown as typeof joiToJson.parse;
+const parseJoi = joiToJson as unknown as typeof joiToJson.parse;
+
+function isDeepDefaultMarker(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.keys(value).length === 1 && (value as { special?: unknown }).special === 'deep';
+}
+
+/**
+ * joi describes an object's argument-less `.default()` ("build me from my keys'
+ * defaults") as the marker `{special: 'deep'}`, which joi-to-json copies verbatim. Put
+ * the object joi actually applies in its place: the defaults of its properties, nested
+ * ones resolved first.
+ */
+function resolveDeepDefaults(node: unknown, isSchema = true): unknown {
+  if (Array.isArray(node)) return node.map((item) => resolveDeepDefaults(item));
+  if (typeof node !== 'object' || node === null) return node;
+  const out: JsonSchema = {};
+  // In a `properties` map every key is a property name (even one called `default`) and every value a schema.
+  for (const [key, value] of Object.entries(node)) out[key] = isSchema && key === 'default' ? value : resolveDeepDefaults(value, !isSchema || key !== 'properties');
+  if (isSchema && isDeepDefaultMarker(out.default)) {
+    const properties = (out.properties ?? {}) as Record<string, JsonSchema>;
+    out.default = Object.fromEntries(Object.entries(properties).filter(([, p]) => p.default !== undefined).map(([name, p]) => [name, p.default]));
+  }
+  return out;
+}
+
+const parse = (schema: Joi.Schema, type: 'open-api-3.1'): unknown => resolveDeepDefaults(parseJoi(schema, type));
 type Operation = Record<string, unknown>;
 
 const ERROR_TEXT: Record<number, string> = {

@@ -161,6 +161,13 @@ export interface ScannerCheck {
   run(ctx: CheckContext, target: ScanTarget): Promise<void>;
 }
 
+/** One per-scan option a scanner refuses, and why (see {@link ScannerPlugin.validateOptions}). */
+export interface OptionProblem {
+  /** The option's key in the scan's `options`, e.g. `ports`. */
+  option: string;
+  message: string;
+}
+
 /** A scanner plugin: a manifest plus its checks. */
 export interface ScannerPlugin extends PluginManifest {
   kind: 'scanner';
@@ -168,6 +175,14 @@ export interface ScannerPlugin extends PluginManifest {
   scanTypes: ScanType[];
   assetTypes: AssetType[];
   checks: ScannerCheck[];
+  /**
+   * Optional: the per-scan options (the scan's `options`, before plugin defaults) this
+   * scanner could not run with. Called when a scan or a schedule is created or its
+   * options change, for every loaded scanner (options are one namespace shared by all
+   * scanners), so report only the options your checks read; any problem is a 400 that
+   * names the option and stores nothing. Must be synchronous, cheap and pure.
+   */
+  validateOptions?(options: Readonly<Record<string, unknown>>): OptionProblem[];
 }
 
 /** Declares a scanner plugin (adds `kind` and type checking). */

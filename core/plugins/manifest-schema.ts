@@ -56,6 +56,7 @@ export const pluginSchema = Joi.alternatives().conditional('.kind', {
         scanTypes: Joi.array().items(Joi.string().valid(...SPECIFIC_SCAN_TYPES)).min(1).unique().required(),
         assetTypes: Joi.array().items(Joi.string().valid(...ASSET_TYPES)).min(1).unique().required(),
         checks: Joi.array().items(check).min(1).unique('id').required(),
+        validateOptions: Joi.function(),
       }).unknown(true),
     },
     {

@@ -1,4 +1,5 @@
-import type { ExecutorPlugin, ForwarderPlugin, RampartPlugin, ScannerPlugin } from '../plugin-api/index.ts';
+import type { ExecutorPlugin, ForwarderPlugin, OptionProblem, RampartPlugin, ScannerPlugin } from '../plugin-api/index.ts';
+import { errorMessage } from '../work/coerce-error.ts';
 
 /** A loaded plugin and where it came from. */
 export interface LoadedPlugin {
@@ -30,6 +31,29 @@ export class PluginRegistry {
 
   scanners(): Array<LoadedPlugin & { plugin: ScannerPlugin }> {
     return this.list().filter((e): e is LoadedPlugin & { plugin: ScannerPlugin } => e.plugin.kind === 'scanner');
+  }
+
+  /**
+   * What the loaded scanners refuse in a scan's options, each problem naming the option
+   * (`''` when a scanner's own check failed). Every scanner is asked, not only those a
+   * plan would run: the options are one namespace, and a schedule is planned again at
+   * each run. A validator that throws refuses the options rather than failing the request.
+   */
+  scanOptionProblems(options: Readonly<Record<string, unknown>>): Array<OptionProblem & { scanner: string }> {
+    const problems: Array<OptionProblem & { scanner: string }> = [];
+    for (const { plugin } of this.scanners()) {
+      if (typeof plugin.validateOptions !== 'function') continue;
+      let found: unknown;
+      try {
+        found = plugin.validateOptions(options);
+      } catch (err) {
+        found = [{ option: '', message: `the ${plugin.name} scanner could not check the options: ${errorMessage(err)}` }];
+      }
+      for (const p of Array.isArray(found) ? (found as Array<Partial<OptionProblem>>) : []) {
+        problems.push({ scanner: plugin.name, option: typeof p?.option === 'string' ? p.option : '', message: String(p?.message ?? 'refused') });
+      }
+    }
+    return problems;
   }
 
   executors(): Array<LoadedPlugin & { plugin: ExecutorPlugin }> {

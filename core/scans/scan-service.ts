@@ -4,7 +4,7 @@ import type { Db } from '../db/create-db.ts';
 import { isUniqueViolation } from '../db/db-errors.ts';
 import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import { toJson } from '../db/json.ts';
-import { ConflictError, InputError, NotFoundError } from '../errors.ts';
+import { ConflictError, InputError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { EventPayloads } from '../domain/event-payloads.ts';
 import { newId } from '../ids.ts';
@@ -71,6 +71,17 @@ export class ScanService {
     this.#d = deps;
   }
 
+  /**
+   * 400 validation_failed naming each option a loaded scanner refuses (e.g. `options.ports`
+   * of "70000-80000"), so a scan or schedule that could never run is not stored.
+   */
+  checkOptions(options: Record<string, unknown>): void {
+    const problems = this.#d.plugins.scanOptionProblems(options);
+    if (!problems.length) return;
+    const details = problems.map((p) => ({ field: p.option ? `options.${p.option}` : 'options', message: p.message }));
+    throw new ValidationError(`Invalid scan options: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}`, details);
+  }
+
   /** The checks a scan of this type would run on this asset; 400 when none can serve it. */
   plan(scanType: ScanType, asset: { type: AssetType }, options: Record<string, unknown>): PlannedCheck[] {
     const categories = Array.isArray(options.categories) ? (options.categories as string[]) : [];
@@ -99,6 +110,7 @@ export class ScanService {
     const denial = staticDenial(targetOf(asset), denyList(config));
     if (denial) throw new InputError(`Scanning this asset is not allowed: ${denial}`, 'target_denied', { asset_id: asset.id });
     const options = input.options ?? {};
+    this.checkOptions(options);
     const planned = this.plan(input.scan_type, asset, options);
     if (input.callback_url) {
       try {

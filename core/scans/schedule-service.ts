@@ -86,8 +86,10 @@ export class ScheduleService {
     this.#onChange = onChange;
   }
 
-  async #validate(tenantId: string, s: { asset_id: string; cron: string; timezone: string; scan_type: ScanType; options: Record<string, unknown> }): Promise<void> {
+  /** `checkOptions` is false on an update that leaves the stored options as they are. */
+  async #validate(tenantId: string, s: { asset_id: string; cron: string; timezone: string; scan_type: ScanType; options: Record<string, unknown> }, checkOptions = true): Promise<void> {
     validCron(s.cron, s.timezone);
+    if (checkOptions) this.#scans.checkOptions(s.options);
     const asset = await assetRepository.findById(this.#db, tenantId, s.asset_id);
     if (!asset) throw new NotFoundError('Asset');
     this.#scans.plan(s.scan_type, asset, s.options);
@@ -136,7 +138,7 @@ export class ScheduleService {
       asset_id: row.asset_id, cron: changes.cron ?? row.cron, timezone: changes.timezone ?? row.timezone, scan_type: (changes.scan_type ?? row.scan_type) as ScanType,
       options: changes.options ?? fromJson<Record<string, unknown>>(row.options, {}),
     };
-    await this.#validate(tenantId, merged);
+    await this.#validate(tenantId, merged, changes.options !== undefined);
     const now = Date.now();
     const update: Record<string, unknown> = { cron: merged.cron, timezone: merged.timezone, scan_type: merged.scan_type, options: toJson(merged.options), updated_at: now };
     if (changes.name !== undefined) update.name = changes.name;

@@ -10,6 +10,13 @@ export const tokenId = recordId('tok', 'a token id').required();
 const iso = Joi.string().isoDate();
 export const scopeList = Joi.array().items(Joi.string().valid(...SCOPES)).unique().min(1);
 const tenantName = Joi.string().trim().min(1).max(120).pattern(/^[^\x00-\x1f]+$/);
+/**
+ * Token names end up in lists, logs and exports: no control characters (NUL, CR/LF, tab,
+ * DEL, C1) and no Unicode line or paragraph separators, which could split a log line.
+ */
+const tokenName = Joi.string().trim().min(1).max(120)
+  .pattern(/^[^\p{Cc}\u2028\u2029]+$/u)
+  .messages({ 'string.pattern.base': '{#label} must not contain control characters or line breaks' });
 
 export const tenantSchema = Joi.object({
   id: Joi.string().required(),
@@ -68,7 +75,7 @@ export const issuedTokenSchema = tokenSchema
   .label('IssuedToken');
 
 export const createTokenPayload = Joi.object({
-  name: Joi.string().trim().min(1).max(120).required(),
+  name: tokenName.required(),
   scopes: scopeList.required(),
   expires_at: iso.description('Expiry time (ISO 8601). Omit both expiry fields for a token that does not expire.'),
   expires_in_seconds: Joi.number().integer().min(60).max(10 * 365 * 24 * 3600),

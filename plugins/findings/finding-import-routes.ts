@@ -12,7 +12,7 @@ const tags = ['api', 'findings'];
 
 const RULES =
   'The CVSS v3.1 vector is parsed strictly (400 invalid_cvss_vector for a malformed one) and gives `cvss` and `severity` (the spec\'s bands; 0.0 is info); a `severity` sent along must agree (400 severity_mismatch). ' +
-  'The asset must belong to the caller\'s tenant (400 unknown_asset). Emits finding.new {finding_id, title, severity, cvss, asset {id, name, type}, scan_id} per finding and updates the asset\'s risk_score in the same transaction.';
+  'The asset must belong to the caller\'s tenant (400 unknown_asset); a `scan_id`, if given, must name one of the tenant\'s scans of that asset (404 not_found, details naming the field). Emits finding.new {finding_id, title, severity, cvss, asset {id, name, type}, scan_id} per finding and updates the asset\'s risk_score in the same transaction.';
 
 /** Findings without a scan: import results of other tools. */
 export function findingImportRoutes(ctx: AppContext): ServerRoute[] {
@@ -42,7 +42,7 @@ export function findingImportRoutes(ctx: AppContext): ServerRoute[] {
         auth: write,
         tags,
         description: 'Create many findings at once',
-        notes: `Body {"findings": [...]} with 1-${maxItems} items (configurable, findings.bulk.maxItems), each as POST /api/findings. All or nothing: one invalid item is a 400 whose details name it (e.g. findings.3.cvss_vector) and nothing is written. ${RULES}`,
+        notes: `Body {"findings": [...]} with 1-${maxItems} items (configurable, findings.bulk.maxItems), each as POST /api/findings. All or nothing: one invalid item is a 400 (404 for an unknown scan_id) whose details name it (e.g. findings.3.cvss_vector) and nothing is written. ${RULES}`,
         payload: { maxBytes: 32 * 1024 * 1024 },
         validate: { payload: bulkFindingsPayload(maxItems), query: Joi.object({}) },
         response: { status: { 201: dataOf(Joi.object({ created: Joi.number().integer().min(1).required(), findings: Joi.array().items(findingRecordSchema).required() }).label('CreatedFindings'), 'CreatedFindingsResponse') } },

@@ -52,7 +52,7 @@ export const evidenceSchema = Joi.object({
 
 export const createFindingPayload = Joi.object({
   asset_id: assetId.required(),
-  scan_id: Joi.string().max(40).allow(null).description('The scan that found it; null or absent for imported findings.'),
+  scan_id: recordId('scn', 'a scan id').allow(null).description('The scan that found it: a scan of this asset (404 not_found otherwise); null or absent for imported findings.'),
   title: Joi.string().trim().min(1).max(300).required(),
   description: Joi.string().max(20000).allow('').default(''),
   remediation: Joi.string().max(20000).allow('').default(''),

@@ -36,7 +36,7 @@ export function scanRoutes(ctx: AppContext): ServerRoute[] {
         description: 'Queue a scan of an asset',
         notes:
           `${VARIANTS} Wrapped: \`{data: {scan_id, asset_id, scan_type, status, priority, created_at, estimated_duration_minutes}}\`; flat: \`{scan_id, status, created_at, estimated_duration}\` (seconds, null until the planned checks were ever measured). ` +
-          'Both scan-type lists are accepted; the scanner registry decides which checks serve the type for the asset\'s type, and a type no loaded scanner can serve for it is 400 scan_type_not_supported. `custom` needs options.categories. ' +
+          'Both scan-type lists are accepted; the scanner registry decides which checks serve the type for the asset\'s type, and a type no loaded scanner can serve for it is 400 scan_type_not_supported. `custom` needs options.categories. Options a loaded scanner refuses (e.g. options.ports outside 1-65535) are 400 validation_failed with details naming the option, and nothing is queued. ' +
           'Errors: 404 unknown asset; 409 scan_in_progress with the `scan_id` of the queued or running scan of the asset; 400 asset_not_verified when the asset\'s ownership is not verified (config scans.requireVerifiedAsset); 400 target_denied when the asset is on the scan deny list (scans.denyNetworks / scans.denySelf). ' +
           'With callback_url the final summary is POSTed there, signed like webhooks (X-SVC-Signature and Standard Webhooks headers) with callback_secret (generated and returned once when omitted), retried on the webhook schedule. Emits scan.created. Rate limit: 10 requests per minute.',
         plugins: { rampart: { rateLimit: endpointLimit('scan-create', 10) } },

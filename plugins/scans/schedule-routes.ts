@@ -24,7 +24,7 @@ export function scheduleRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'Create a recurring scan of an asset',
         notes:
-          'A cron expression (node-cron: `m h dom mon dow`, or with seconds first), evaluated in `timezone` (IANA, default UTC). Each tick queues one scan like POST /api/scan/create (same checks and refusals); ' +
+          'A cron expression (node-cron: `m h dom mon dow`, or with seconds first), evaluated in `timezone` (IANA, default UTC). Each tick queues one scan like POST /api/scan/create (same checks and refusals; scanner options are checked here, so a schedule that could never run is refused with 400 validation_failed); ' +
           'if the asset still has a queued or running scan, the tick is skipped (last_outcome `skipped: scan_in_progress`). Stored in the database: schedules survive restarts, and when several scheduler processes run, each tick is claimed in the database so it queues exactly one scan. Ticks missed while no scheduler runs are not caught up.',
         validate: { payload: schedulePayload, query: Joi.object({}) },
         response: { status: { 201: dataOf(scheduleSchema, 'ScheduleResponse') } },
@@ -67,7 +67,7 @@ export function scheduleRoutes(ctx: AppContext): ServerRoute[] {
         auth: write,
         tags,
         description: 'Update a scan schedule',
-        notes: 'Any of cron, timezone, scan_type, name, priority, options (replaced), enabled. The asset cannot change. Running schedulers pick the change up within scans.scheduler.pollIntervalMs.',
+        notes: 'Any of cron, timezone, scan_type, name, priority, options (replaced, and then checked like at creation), enabled. The asset cannot change. Running schedulers pick the change up within scans.scheduler.pollIntervalMs.',
         validate: { params: scheduleIdParams, payload: scheduleUpdatePayload, query: Joi.object({}) },
         response: { status: { 200: dataOf(scheduleSchema, 'UpdatedScheduleResponse') } },
       },

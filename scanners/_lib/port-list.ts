@@ -10,11 +10,36 @@ export const TOP_PORTS: readonly number[] = [
   6379, 11211, 27017, 9200, 9300, 5984, 2375, 2376, 6443, 10250, 5672, 15672, 9092, 2181, 8500, 4369, 1521, 50000, 8086, 9000, 9090, 9443, 8161, 61616,
 ];
 
+const PORTS_SYNTAX = 'use top, top:N, all, or a list such as 22,80,8000-8100';
+
+/**
+ * Why a `ports` option cannot be scanned, or null when it can (absent means `top`).
+ * Checks every port and range without expanding them, so it is cheap enough to run on
+ * every scan and schedule creation.
+ */
+export function portsProblem(spec: unknown): string | null {
+  if (spec === undefined || spec === null) return null;
+  if (typeof spec !== 'string') return `ports must be a string: ${PORTS_SYNTAX}`;
+  const text = spec.trim();
+  if (!text || text === 'top' || text === 'all' || /^top:\d+$/.test(text)) return null;
+  for (const part of text.split(',')) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
+    if (!m) return `invalid ports "${text}": ${PORTS_SYNTAX}`;
+    const from = Number(m[1]);
+    const to = m[2] ? Number(m[2]) : from;
+    if (from < 1 || to > 65535 || from > to) return `invalid port range ${part.trim()} (ports are 1-65535, a range goes from low to high)`;
+  }
+  return null;
+}
+
 /**
  * Parses the `ports` option: `top` (default), `top:N`, `all` (1-65535), or a list of
- * ports and ranges (`22,80,8000-8100`). Returns unique ports in the given order.
+ * ports and ranges (`22,80,8000-8100`). Returns unique ports in the given order; throws
+ * with {@link portsProblem}'s message on a spec it refuses.
  */
 export function parsePorts(spec: unknown): number[] {
+  const problem = portsProblem(typeof spec === 'string' ? spec : undefined);
+  if (problem) throw new Error(problem);
   const text = typeof spec === 'string' && spec.trim() ? spec.trim() : 'top';
   if (text === 'top') return [...TOP_PORTS];
   if (text === 'all') return Array.from({ length: 65535 }, (_, i) => i + 1);
@@ -22,11 +47,7 @@ export function parsePorts(spec: unknown): number[] {
   if (top) return TOP_PORTS.slice(0, Math.max(1, Number(top[1])));
   const out = new Set<number>();
   for (const part of text.split(',')) {
-    const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
-    if (!m) throw new Error(`invalid ports "${text}": use top, top:N, all, or a list such as 22,80,8000-8100`);
-    const from = Number(m[1]);
-    const to = m[2] ? Number(m[2]) : from;
-    if (from < 1 || to > 65535 || from > to) throw new Error(`invalid port range ${part} (ports are 1-65535)`);
+    const [from, to = from] = part.trim().split('-').map(Number) as [number, number?];
     for (let p = from; p <= to; p++) out.add(p);
   }
   return [...out];

@@ -1,5 +1,5 @@
 import { defineScanner, type CheckContext, type ScanTarget } from '../../core/plugin-api/index.ts';
-import { parsePorts } from '../_lib/port-list.ts';
+import { parsePorts, portsProblem } from '../_lib/port-list.ts';
 import { exposureFindings } from '../_lib/risky-exposures.ts';
 import { probeService, serviceOf } from '../_lib/service-probes.ts';
 import { scanAddresses } from '../_lib/port-targets.ts';
@@ -45,6 +45,11 @@ export default defineScanner({
     connect_timeout_ms: { type: 'integer', min: 50, max: 60000, default: 1500, description: 'A port that does not answer within this is filtered.' },
     probe_timeout_ms: { type: 'integer', min: 100, max: 60000, default: 2000, description: 'Time limit of each service probe.' },
     max_hosts: { type: 'integer', min: 1, max: 65536, default: 256, description: 'Addresses of a network asset scanned at most.' },
+  },
+  // Refuses a `ports` option it could not scan when the scan or schedule is created, not at every run.
+  validateOptions(options) {
+    const problem = portsProblem(options.ports);
+    return problem ? [{ option: 'ports', message: problem }] : [];
   },
   scanTypes: ['port'],
   assetTypes: ['ip', 'domain', 'url', 'network'],
