@@ -17,9 +17,12 @@ import { embeddedIPv4, normaliseAddress, type Address } from './embedded-ipv4.ts
  */
 export class AddressPolicy {
   readonly #allow: Array<[Address, number]>;
+  readonly #deny: Array<[Address, number]>;
 
-  constructor(allowCidrs: readonly string[] = []) {
-    this.#allow = allowCidrs.map((cidr) => allowEntry(cidr));
+  /** `denyCidrs` are refused even when allow-listed (verification.denyNetworks keeps link-local out that way). */
+  constructor(allowCidrs: readonly string[] = [], denyCidrs: readonly string[] = []) {
+    this.#allow = allowCidrs.map((cidr) => cidrEntry(cidr));
+    this.#deny = denyCidrs.map((cidr) => cidrEntry(cidr));
   }
 
   /** Validates a CIDR list (for the config schema); returns the offending entry or null. */
@@ -47,21 +50,21 @@ export class AddressPolicy {
     } catch {
       return 'invalid address';
     }
-    for (const [net, bits] of this.#allow) {
-      if (net.kind() === addr.kind() && addr.match(net as never, bits)) return null;
-    }
+    const inside = ([net, bits]: [Address, number]) => net.kind() === addr.kind() && addr.match(net as never, bits);
+    if (this.#deny.some(inside)) return 'denied network';
+    if (this.#allow.some(inside)) return null;
     const range = addr.range();
     return range === 'unicast' ? null : range;
   }
 }
 
 /**
- * An allow-list CIDR as the policy compares it. An IPv6 CIDR that lies inside one of the
+ * An allow- or deny-list CIDR as the policy compares it. An IPv6 CIDR that lies inside one of the
  * /96 forms (e.g. `::ffff:10.0.0.0/104`) names an IPv4 network and is kept as one;
  * any other IPv6 CIDR matches native IPv6 addresses only, since embedded ones are
  * compared as IPv4.
  */
-function allowEntry(cidr: string): [Address, number] {
+function cidrEntry(cidr: string): [Address, number] {
   const [addr, bits] = ipaddr.parseCIDR(cidr);
   if (addr.kind() !== 'ipv6' || bits < 96 || ['6to4', 'teredo'].includes(addr.range())) return [addr, bits];
   const v4 = embeddedIPv4(addr as ipaddr.IPv6);
