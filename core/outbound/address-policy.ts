@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { embeddedIPv4, normaliseAddress, type Address } from './embedded-ipv4.ts';
+import { embeddedIPv4Cidr, normaliseAddress, type Address } from './embedded-ipv4.ts';
 
 /**
  * Which IP addresses outbound requests may reach. Deny by default: only globally
@@ -66,9 +66,7 @@ export class AddressPolicy {
  */
 function cidrEntry(cidr: string): [Address, number] {
   const [addr, bits] = ipaddr.parseCIDR(cidr);
-  if (addr.kind() !== 'ipv6' || bits < 96 || ['6to4', 'teredo'].includes(addr.range())) return [addr, bits];
-  const v4 = embeddedIPv4(addr as ipaddr.IPv6);
-  return v4 ? [v4, bits - 96] : [addr, bits];
+  return (addr.kind() === 'ipv6' && embeddedIPv4Cidr(addr as ipaddr.IPv6, bits)) || [addr, bits];
 }
 
 /** True when a URL host is an IP literal (with or without IPv6 brackets). */

@@ -32,6 +32,17 @@ export function embeddedIPv4(addr: ipaddr.IPv6): ipaddr.IPv4 | null {
   return null;
 }
 
+/**
+ * The IPv4 network an IPv6 CIDR names when it lies inside one of the /96 forms
+ * (e.g. `::ffff:10.0.0.0/104` is 10.0.0.0/8); null for any other CIDR. 6to4 and Teredo
+ * CIDRs are not translated: their IPv4 bits are not at the end of the address.
+ */
+export function embeddedIPv4Cidr(addr: ipaddr.IPv6, bits: number): [ipaddr.IPv4, number] | null {
+  if (bits < 96 || addr.match(SIX_TO_FOUR) || addr.match(TEREDO)) return null;
+  const v4 = embeddedIPv4(addr);
+  return v4 ? [v4, bits - 96] : null;
+}
+
 /** Parses an address and, when it is an IPv6 form carrying an IPv4 address, returns that IPv4 address. Throws on a non-IP. */
 export function normaliseAddress(ip: string): Address {
   const addr = ipaddr.parse(ip);
