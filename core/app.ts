@@ -105,7 +105,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         admin,
         auth: new AuthService(db, admin, config.auth.scrypt, config.auth.loginTokenTtlSeconds),
         assets: new AssetService(db, outbox, config.assets.network),
-        assetVerification: new AssetVerificationService(db, outbox, config.verification),
+        assetVerification: new AssetVerificationService(db, outbox, { ...config.verification, outbound: config.outbound }),
         findings,
         exports: exportService,
         scans: scans.scans,

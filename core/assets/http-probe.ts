@@ -1,90 +1,71 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import ipaddr from 'ipaddr.js';
-import { Agent, request } from 'undici';
+import type { OutboundConfig } from '../../config/config-schema.ts';
+import type { LookupFn } from '../outbound/guarded-lookup.ts';
+import { OutboundHttpClient } from '../outbound/http-client.ts';
+import { classifyOutboundError, type OutboundErrorCode } from '../outbound/outbound-error.ts';
 
 export interface HttpProbeOptions {
   timeoutMs: number;
   maxBodyBytes: number;
   maxRedirects: number;
-  /** CIDRs never contacted (link-local/cloud metadata by default). */
+  /** CIDRs never contacted, even when `outbound.allowPrivateCidrs` admits them (link-local by default). */
   denyNetworks: string[];
+  /** The address policy and trust every outbound call uses. */
+  outbound: Pick<OutboundConfig, 'allowPrivateCidrs' | 'caCerts'>;
+  /** Test seam: replaces DNS resolution (behind the same guarded lookup). */
+  resolve?: LookupFn;
 }
 
 export type HttpProbeResult =
-  | { ok: true; url: string; status: number; contentType: string; body: string }
-  | { ok: false; url: string; error: string };
-
-function denied(address: string, deny: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>): boolean {
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
-  return deny.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits));
-}
+  | { ok: true; url: string; status: number; body: string }
+  | { ok: false; url: string; code: OutboundErrorCode | 'redirect_refused'; error: string };
 
 /**
- * GET for ownership checks: bounded time and body size, redirects followed only on
- * the same host name, and no connection to denied networks, whether the host is an
- * address literal or a name resolving to one (checked in the agent's lookup).
+ * GET for ownership checks through the one outbound client, so the probe obeys the same
+ * address policy and allow-list as webhooks and callbacks (checked on the addresses
+ * actually dialled, at connect time) plus `denyNetworks`. Plain http is allowed: an
+ * owner may publish the token on an http-only site. A redirect is followed only within
+ * the same origin (scheme, host and port): anywhere else could be an internal service
+ * the page points at. Time and body size are bounded.
  */
 export async function httpProbe(startUrl: string, o: HttpProbeOptions): Promise<HttpProbeResult> {
-  const deny = o.denyNetworks.map((c) => ipaddr.parseCIDR(c));
-  const agent = new Agent({
-    headersTimeout: o.timeoutMs,
-    bodyTimeout: o.timeoutMs,
-    connect: {
-      timeout: o.timeoutMs,
-      lookup(hostname, options, callback) {
-        dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-          if (err) return callback(err, '', 4);
-          const list = addresses as LookupAddress[];
-          const bad = list.find((a) => denied(a.address, deny));
-          if (bad) return callback(Object.assign(new Error(`${hostname} resolves to ${bad.address}, a denied network`), { code: 'EDENIED' }), '', 4);
-          if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
-          return callback(null, list[0]!.address, list[0]!.family);
-        });
-      },
-    },
+  const client = new OutboundHttpClient({
+    requireHttps: false,
+    allowPrivateCidrs: o.outbound.allowPrivateCidrs,
+    denyCidrs: o.denyNetworks,
+    caCerts: o.outbound.caCerts,
+    connectTimeoutMs: o.timeoutMs,
+    defaultTimeoutMs: o.timeoutMs,
+    maxConnectionsPerOrigin: 1,
+    maxResponseBytes: o.maxBodyBytes,
+    userAgent: 'Rampart-Verification/1',
+    resolve: o.resolve,
   });
   let url = startUrl;
   try {
+    const origin = new URL(startUrl).origin;
     for (let hop = 0; ; hop++) {
-      const parsed = new URL(url);
-      const host = parsed.hostname.replace(/^\[|\]$/g, '');
-      if (ipaddr.isValid(host) && denied(host, deny)) return { ok: false, url, error: `${host} is in a denied network` };
-      const res = await request(url, {
-        dispatcher: agent,
-        method: 'GET',
-        headers: { 'user-agent': 'Rampart-Verification/1', accept: 'text/html,text/plain;q=0.9,*/*;q=0.1' },
-        signal: AbortSignal.timeout(o.timeoutMs),
-      });
+      const res = await client.request({ method: 'GET', url, headers: { accept: 'text/html,text/plain;q=0.9,*/*;q=0.1' } });
       const location = res.headers.location;
       if (res.statusCode >= 300 && res.statusCode < 400 && typeof location === 'string') {
-        await res.body.dump();
-        const next = new URL(location, url);
-        if (hop >= o.maxRedirects) return { ok: false, url, error: `more than ${o.maxRedirects} redirects` };
-        if (next.hostname !== parsed.hostname || !['http:', 'https:'].includes(next.protocol)) {
-          return { ok: false, url, error: `redirected to another host (${next.protocol}//${next.host}); only redirects on the same host are followed` };
+        let next: URL;
+        try {
+          next = new URL(location, url);
+        } catch {
+          return { ok: false, url, code: 'redirect_refused', error: 'redirected to an invalid location' };
         }
+        if (next.origin !== origin) {
+          return { ok: false, url, code: 'redirect_refused', error: 'redirected to another host or port; only redirects within the same origin are followed' };
+        }
+        if (hop >= o.maxRedirects) return { ok: false, url, code: 'redirect_refused', error: `more than ${o.maxRedirects} redirects` };
         url = next.href;
         continue;
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > o.maxBodyBytes) {
-          chunks.push(chunk.subarray(0, chunk.length - (size - o.maxBodyBytes)));
-          res.body.destroy();
-          break;
-        }
-        chunks.push(chunk);
-      }
-      const contentType = String(res.headers['content-type'] ?? '');
-      return { ok: true, url, status: res.statusCode, contentType, body: Buffer.concat(chunks).toString('utf8') };
+      return { ok: true, url, status: res.statusCode, body: res.body };
     }
   } catch (err) {
-    const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
-    return { ok: false, url, error: e.cause?.message ?? e.message ?? String(e.code) };
+    const e = classifyOutboundError(err, false);
+    return { ok: false, url, code: e.code, error: e.message };
   } finally {
-    await agent.close().catch(() => undefined);
+    await client.close().catch(() => undefined);
   }
 }

@@ -5,10 +5,10 @@ import { META_NAME, type MethodPlan } from './verification-methods.ts';
 
 export interface CheckOutcome {
   verified: boolean;
-  /** Stable reason when not verified: record_not_found, token_mismatch, http_error, unreachable, dns_error. */
+  /** Stable reason when not verified: record_not_found, token_mismatch, http_error, unreachable, destination_refused, dns_error. */
   code: string | null;
   message: string;
-  /** What was found instead: TXT values, meta tag contents, or a description of the answer. */
+  /** What was found instead: TXT values; of a page only its HTTP status or token-shaped values. */
   found: string[];
   checked: string;
 }
@@ -43,12 +43,34 @@ async function checkDns(plan: MethodPlan, o: CheckOptions): Promise<CheckOutcome
   };
 }
 
+/**
+ * What a failed HTTP check may show of the page: only values shaped like a verification
+ * token (`rv-…`, bounded), which helps an owner who published the wrong one. Anything
+ * else (content, type, length, other meta content, a file's first line) is described,
+ * never echoed: the page could be any page of a host the tenant does not own.
+ */
+const TOKEN_SHAPED = /^rv-[A-Za-z0-9_-]{1,64}$/;
+const tokenShaped = (values: string[]) => values.map((v) => v.trim()).filter((v) => TOKEN_SHAPED.test(v)).slice(0, 5);
+
+function unreachable(url: string, res: { code: string; error: string }): CheckOutcome {
+  if (res.code === 'destination_refused') {
+    return {
+      verified: false,
+      code: 'destination_refused',
+      message: `${url} was not fetched: ${res.error} Private, loopback and link-local addresses are contacted only when an administrator allow-lists them (outbound.allowPrivateCidrs); verification.denyNetworks never.`,
+      found: [],
+      checked: url,
+    };
+  }
+  return { verified: false, code: 'unreachable', message: `Could not fetch ${url}: ${res.error.replace(/\.$/, '')}.`, found: [], checked: url };
+}
+
 async function checkHttp(plan: MethodPlan, o: CheckOptions): Promise<CheckOutcome> {
   let failure: CheckOutcome | null = null;
   for (const url of plan.urls) {
     const res = await httpProbe(url, o);
     if (!res.ok) {
-      failure ??= { verified: false, code: 'unreachable', message: `Could not fetch ${url}: ${res.error}.`, found: [], checked: url };
+      failure ??= unreachable(res.url, res);
       continue;
     }
     if (res.status < 200 || res.status > 299) {
@@ -57,21 +79,24 @@ async function checkHttp(plan: MethodPlan, o: CheckOptions): Promise<CheckOutcom
     if (plan.method === 'meta_tag') {
       const $ = cheerio.load(res.body);
       const contents = $(`meta[name="${META_NAME}"]`).map((_i, el) => String($(el).attr('content') ?? '')).get();
-      if (contents.some((c) => c.trim() === plan.expected)) return { verified: true, code: null, message: `Found the meta tag on ${res.url}.`, found: contents.map((c) => clip(c)), checked: res.url };
+      if (contents.some((c) => c.trim() === plan.expected)) return { verified: true, code: null, message: `Found the meta tag on ${res.url}.`, found: [plan.expected], checked: res.url };
       return {
         verified: false,
         code: contents.length ? 'token_mismatch' : 'record_not_found',
         message: contents.length ? `${res.url} has ${contents.length} ${META_NAME} meta tag(s), none with the expected token.` : `${res.url} answered HTTP ${res.status} without a <meta name="${META_NAME}"> tag.`,
-        found: contents.map((c) => clip(c)),
+        found: tokenShaped(contents),
         checked: res.url,
       };
     }
     const text = res.body.trim();
-    if (text === plan.expected) return { verified: true, code: null, message: `Found the verification file at ${res.url}.`, found: [clip(text, 100)], checked: res.url };
-    // Only echo content that looks like a token: the file could be any page of an internal host.
-    const firstLine = text.split(/\r?\n/, 1)[0] ?? '';
-    const shown = /^[\w=.:-]{1,100}$/.test(firstLine) ? [firstLine] : [`${Buffer.byteLength(res.body)} bytes of ${res.contentType || 'unknown type'}`];
-    return { verified: false, code: 'token_mismatch', message: `${res.url} answered HTTP ${res.status} but its content is not the token.`, found: shown, checked: res.url };
+    if (text === plan.expected) return { verified: true, code: null, message: `Found the verification file at ${res.url}.`, found: [plan.expected], checked: res.url };
+    return {
+      verified: false,
+      code: 'token_mismatch',
+      message: `${res.url} answered HTTP ${res.status}, but the file did not contain the token.`,
+      found: tokenShaped([text.split(/\r?\n/, 1)[0] ?? '']),
+      checked: res.url,
+    };
   }
   return failure!;
 }

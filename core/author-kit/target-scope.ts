@@ -1,14 +1,19 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { ScanTarget } from '../plugin-api/index.ts';
+import { embeddedIPv4 } from '../outbound/embedded-ipv4.ts';
 
-/** Is an address inside a CIDR (v4 or v6; IPv4-mapped IPv6 is treated as IPv4)? */
+/**
+ * Is an address inside a CIDR (v4 or v6)? An IPv6 address that carries an IPv4 address
+ * (IPv4-mapped or -compatible, NAT64, 6to4, Teredo) also matches as that IPv4 address,
+ * so a deny list of IPv4 ranges catches every spelling of them.
+ */
 export function inCidr(ip: string, cidr: string): boolean {
   try {
     const [range, bits] = ipaddr.parseCIDR(cidr);
-    let addr = ipaddr.parse(ip);
-    if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
-    return addr.kind() === range.kind() && addr.match(range, bits);
+    const addr = ipaddr.parse(ip);
+    const embedded = addr.kind() === 'ipv6' ? embeddedIPv4(addr as ipaddr.IPv6) : null;
+    return [addr, embedded].some((a) => a !== null && a.kind() === range.kind() && a.match(range, bits));
   } catch {
     return false;
   }

@@ -11,6 +11,8 @@ export interface OutboundClientOptions {
   requireHttps: boolean;
   /** CIDRs that may be reached although private/loopback/link-local (tests: 127.0.0.0/8, ::1/128). */
   allowPrivateCidrs: readonly string[];
+  /** CIDRs refused even when allow-listed (the verification probe's `verification.denyNetworks`). */
+  denyCidrs?: readonly string[];
   /** Extra trusted CA certificates (PEM), added to Node's bundled roots. */
   caCerts: readonly string[];
   connectTimeoutMs: number;
@@ -45,10 +47,11 @@ export interface OutboundResponse {
 }
 
 /**
- * The one outbound HTTP client (webhooks, scan callbacks, remote executors): undici's
- * `request` over a pooled keep-alive Agent, with the SSRF guard in the connector. Every
- * connection resolves its host through `guardedLookup` and re-checks the peer address
- * after connecting (which also covers IP-literal hosts, for which Node skips lookup).
+ * The one outbound HTTP client (webhooks, scan callbacks, remote executors, ownership
+ * verification probes): undici's `request` over a pooled keep-alive Agent, with the
+ * SSRF guard in the connector. Every connection resolves its host through
+ * `guardedLookup` and re-checks the peer address after connecting (which also covers
+ * IP-literal hosts, for which Node skips lookup).
  * Redirects are never followed: a 3xx is returned to the caller as is.
  */
 export class OutboundHttpClient {
@@ -58,7 +61,7 @@ export class OutboundHttpClient {
 
   constructor(options: OutboundClientOptions) {
     this.#o = options;
-    this.policy = new AddressPolicy(options.allowPrivateCidrs);
+    this.policy = new AddressPolicy(options.allowPrivateCidrs, options.denyCidrs);
     const lookup = guardedLookup(this.policy, options.resolve);
     const base = buildConnector({
       timeout: options.connectTimeoutMs,

@@ -5,6 +5,7 @@ import ipaddr from 'ipaddr.js';
 import type { ScanTarget } from '../plugin-api/index.ts';
 import type { AssetType } from '../domain/asset-type.ts';
 import { inCidr } from '../author-kit/target-scope.ts';
+import { embeddedIPv4Cidr } from '../outbound/embedded-ipv4.ts';
 
 /**
  * A scan's scope as plain data (it crosses into worker threads): the asset's host or
@@ -37,9 +38,14 @@ export function isDenied(ip: string, deny: readonly string[]): boolean {
   return deny.some((cidr) => inCidr(ip, cidr));
 }
 
-/** True when every address of the CIDR is denied (a deny entry contains it). */
+/**
+ * True when every address of the CIDR is denied (a deny entry contains it). An IPv6
+ * CIDR inside one of the /96 forms that carry IPv4 (`::ffff:127.0.0.0/104`,
+ * `64:ff9b::7f00:0/120`) is judged as the IPv4 network it names.
+ */
 function networkDenied(cidr: string, deny: readonly string[]): boolean {
-  const [net, bits] = ipaddr.parseCIDR(cidr);
+  const [parsed, parsedBits] = ipaddr.parseCIDR(cidr);
+  const [net, bits] = (parsed.kind() === 'ipv6' && embeddedIPv4Cidr(parsed as ipaddr.IPv6, parsedBits)) || [parsed, parsedBits];
   return deny.some((d) => {
     try {
       const [dn, dbits] = ipaddr.parseCIDR(d);

@@ -109,8 +109,8 @@ export const verificationResultSchema = Joi.object({
   method: method.required(),
   verified: Joi.boolean().required(),
   status: Joi.string().valid(...ASSET_STATUSES).required(),
-  code: Joi.string().allow(null).required().description('Why it failed: record_not_found, token_mismatch, http_error, unreachable, dns_error; null on success.'),
+  code: Joi.string().allow(null).required().description('Why it failed: record_not_found, token_mismatch, http_error, unreachable, destination_refused, dns_error; null on success.'),
   message: Joi.string().required(),
-  found: Joi.array().items(Joi.string()).required().description('What was found instead: TXT values, meta tag contents, HTTP status or a description of the file.'),
+  found: Joi.array().items(Joi.string()).required().description('What was found instead: TXT values; of a page only its HTTP status or values shaped like a verification token (rv-…), never other content.'),
   checked: Joi.string().required().description('The DNS name or URL that was checked.'),
 }).label('VerificationResult');

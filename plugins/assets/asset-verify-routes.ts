@@ -41,8 +41,8 @@ export function assetVerifyRoutes(ctx: AppContext): ServerRoute[] {
         description: 'Run the ownership check now',
         notes:
           'Performs the real check: a DNS TXT lookup through the configured resolvers (verification.resolvers, default the system\'s), or an HTTP(S) GET of the page (meta tag) or the file. ' +
-          'A check that ran answers 200 whatever its outcome: `verified` says whether it passed, and on failure `code` (record_not_found, token_mismatch, http_error, unreachable, dns_error), `message` and `found` say what was found instead. ' +
-          'On success the asset becomes verified=true, status=active and asset.verified is emitted once, with data {asset_id, name, type, method}. Redirects are followed on the same host only; link-local addresses are never contacted. 409 verification_not_issued before POST /verify.',
+          'A check that ran answers 200 whatever its outcome: `verified` says whether it passed, and on failure `code` (record_not_found, token_mismatch, http_error, unreachable, destination_refused, dns_error), `message` and `found` say what was found instead (TXT values; of a page only its HTTP status or token-shaped values). ' +
+          'On success the asset becomes verified=true, status=active and asset.verified is emitted once, with data {asset_id, name, type, method}. HTTP probes obey the outbound address policy (private, loopback and link-local addresses only when allow-listed by outbound.allowPrivateCidrs; verification.denyNetworks never) and follow redirects within the same origin only. 409 verification_not_issued before POST /verify.',
         validate: { params: assetIdParams, payload: checkPayload, query: Joi.object({}) },
         response: { status: { 200: dataOf(verificationResultSchema, 'VerificationResultResponse') } },
       },

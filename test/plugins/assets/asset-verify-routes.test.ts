@@ -134,7 +134,7 @@ test('unreachable hosts and denied networks fail cleanly', async (t) => {
   const metadata = await asset(token, 'http://169.254.169.254/latest/', 'url');
   await t0.request('POST', `/api/assets/${metadata}/verify`, { token });
   const denied = (await check(token, metadata)).body.data;
-  t.is(denied.code, 'unreachable');
+  t.is(denied.code, 'destination_refused');
   t.regex(denied.message, /denied network/);
 });
 
