@@ -18,6 +18,10 @@ export interface Config {
     bootstrapAdminToken: string | null;
     loginTokenTtlSeconds: number;
     scrypt: { N: number; r: number; p: number };
+    /** Password hashes (scrypt, 128 × N × r bytes each) running at once, process-wide. */
+    maxConcurrentHashes: number;
+    /** Logins that may wait for a hash slot; beyond them login answers 503 server_busy. */
+    maxQueuedHashes: number;
   };
   events: { pollIntervalMs: number; gapGraceMs: number; consumerLeaseMs: number };
   assets: {
@@ -118,6 +122,8 @@ export const configSchema = Joi.object<Config>({
       r: Joi.number().integer().min(1).max(32).required(),
       p: Joi.number().integer().min(1).max(16).required(),
     }).required(),
+    maxConcurrentHashes: Joi.number().integer().min(1).max(256).required(),
+    maxQueuedHashes: Joi.number().integer().min(0).max(10_000).required(),
   }).required(),
   events: Joi.object({
     pollIntervalMs: Joi.number().integer().min(10).max(60000).required(),

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { loadPlugins } from './plugins/load-plugins.ts';
 import { AdminService } from './auth/admin-service.ts';
 import { AuthService } from './auth/auth-service.ts';
+import { PasswordHasher } from './auth/password-hasher.ts';
 import { AssetService } from './assets/asset-service.ts';
 import { AssetVerificationService } from './assets/asset-verification.ts';
 import { FindingService } from './findings/finding-service.ts';
@@ -70,7 +71,8 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     const outbox = new Outbox(db, bus);
     outbound = new OutboundHttpClient({ ...config.outbound, userAgent: `Rampart/${VERSION}` });
     const secretBox = SecretBox.fromConfig(config.secrets, logger);
-    const admin = new AdminService(db, config.auth.scrypt);
+    const passwords = new PasswordHasher(config.auth);
+    const admin = new AdminService(db, passwords);
     const exportService = new ExportService(db, config.exports, logger);
     const exportWorker = new ExportWorker(db, exportService, config.exports, logger);
     exportService.onQueued = () => exportWorker.wake();
@@ -103,7 +105,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       streamHub,
       services: {
         admin,
-        auth: new AuthService(db, admin, config.auth.scrypt, config.auth.loginTokenTtlSeconds),
+        auth: new AuthService(db, admin, passwords, config.auth.loginTokenTtlSeconds),
         assets: new AssetService(db, outbox, config.assets.network),
         assetVerification: new AssetVerificationService(db, outbox, { ...config.verification, outbound: config.outbound }),
         findings,

@@ -7,7 +7,7 @@ import type { Page, PageRequest } from '../db/paginate.ts';
 import { tenantRepository, type Tenant } from './tenant-repository.ts';
 import { tokenRepository, type ApiToken, type TokenKind } from './token-repository.ts';
 import { userRepository, type User } from './user-repository.ts';
-import { hashPassword, type ScryptParams } from './password.ts';
+import type { PasswordHasher } from './password-hasher.ts';
 import type { Scope, Tier } from '../domain/scopes.ts';
 import { generateToken, hashToken, tokenDisplayPrefix } from './token-codec.ts';
 
@@ -30,11 +30,11 @@ export interface TokenRequest {
 /** Platform administration: tenants, their users and their API tokens. */
 export class AdminService {
   readonly #db: Db;
-  readonly #scrypt: ScryptParams;
+  readonly #passwords: PasswordHasher;
 
-  constructor(db: Db, scrypt: ScryptParams) {
+  constructor(db: Db, passwords: PasswordHasher) {
     this.#db = db;
-    this.#scrypt = scrypt;
+    this.#passwords = passwords;
   }
 
   async createTenant(input: { name: string; tier: Tier }, db = this.#db): Promise<Tenant> {
@@ -98,7 +98,7 @@ export class AdminService {
   async createUser(tenantId: string, input: { email: string; name: string; password: string; scopes: Scope[] }): Promise<User> {
     await this.getTenant(tenantId);
     const id = newId('usr');
-    const passwordHash = await hashPassword(input.password, this.#scrypt);
+    const passwordHash = await this.#passwords.hash(input.password);
     try {
       await userRepository.insert(this.#db, { id, tenantId, email: input.email.toLowerCase(), name: input.name, passwordHash, scopes: input.scopes, now: Date.now() });
     } catch (err) {

@@ -4,7 +4,7 @@ import { userRepository } from './user-repository.ts';
 import { tenantRepository, type Tenant } from './tenant-repository.ts';
 import { tokenRepository, type ApiToken } from './token-repository.ts';
 import type { AdminService } from './admin-service.ts';
-import { hashPassword, needsRehash, verifyPassword, type ScryptParams } from './password.ts';
+import type { PasswordHasher } from './password-hasher.ts';
 import type { Scope } from '../domain/scopes.ts';
 
 export interface LoginResult {
@@ -28,25 +28,30 @@ export interface WhoAmI {
 export class AuthService {
   readonly #db: Db;
   readonly #admin: AdminService;
-  readonly #scrypt: ScryptParams;
+  /** Shared with AdminService: one bound on concurrent hashes for the whole process. */
+  readonly passwords: PasswordHasher;
   readonly #ttlMs: number;
   #dummyHash: Promise<string> | null = null;
 
-  constructor(db: Db, admin: AdminService, scrypt: ScryptParams, loginTokenTtlSeconds: number) {
+  constructor(db: Db, admin: AdminService, passwords: PasswordHasher, loginTokenTtlSeconds: number) {
     this.#db = db;
     this.#admin = admin;
-    this.#scrypt = scrypt;
+    this.passwords = passwords;
     this.#ttlMs = loginTokenTtlSeconds * 1000;
   }
 
+  /** ServerBusyError (503 server_busy) when too many password hashes are running and waiting. */
   async login(email: string, password: string): Promise<LoginResult> {
     const found = await userRepository.findCredentialsByEmail(this.#db, email.toLowerCase());
     // An unknown email still pays for one hash, so timing does not reveal which emails exist.
-    this.#dummyHash ??= hashPassword('not-a-password', this.#scrypt);
-    const ok = await verifyPassword(password, found?.passwordHash ?? (await this.#dummyHash));
+    this.#dummyHash ??= this.passwords.hash('not-a-password').catch((err: unknown) => {
+      this.#dummyHash = null; // a refused (busy) dummy hash must not stay cached
+      throw err;
+    });
+    const ok = await this.passwords.verify(password, found?.passwordHash ?? (await this.#dummyHash));
     if (!found || !ok || found.user.disabled) throw new UnauthorizedError('Invalid email or password.', 'invalid_credentials');
-    if (needsRehash(found.passwordHash, this.#scrypt)) {
-      await userRepository.setPasswordHash(this.#db, found.user.id, await hashPassword(password, this.#scrypt), Date.now());
+    if (this.passwords.needsRehash(found.passwordHash)) {
+      await userRepository.setPasswordHash(this.#db, found.user.id, await this.passwords.hash(password), Date.now());
     }
     const { record, token } = await this.#admin.createToken(found.user.tenant_id, {
       name: 'login',

@@ -8,7 +8,10 @@ export interface ScryptParams {
 
 const KEY_LENGTH = 32;
 
-function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
+/** The key derivation behind a hash; tests inject one they can hold and count. */
+export type DeriveKey = (password: string, salt: Buffer, params: ScryptParams) => Promise<Buffer>;
+
+export const scryptKey: DeriveKey = (password, salt, params) => {
   const options: ScryptOptions = {
     N: params.N,
     r: params.r,
@@ -19,17 +22,17 @@ function derive(password: string, salt: Buffer, params: ScryptParams): Promise<B
   return new Promise((resolve, reject) =>
     scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))),
   );
-}
+};
 
 /** Hashes a password as `scrypt$N$r$p$<salt b64>$<hash b64>`; parameters travel with the hash. */
-export async function hashPassword(password: string, params: ScryptParams): Promise<string> {
+export async function hashPassword(password: string, params: ScryptParams, derive: DeriveKey = scryptKey): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt, params);
   return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
 /** Constant-time comparison against a stored hash; false for any malformed hash. */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+export async function verifyPassword(password: string, stored: string, derive: DeriveKey = scryptKey): Promise<boolean> {
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];

@@ -28,8 +28,14 @@ export interface RampartRouteSettings {
 // last_used_at is bookkeeping; writing it at most once a minute per token keeps reads cheap.
 const TOUCH_INTERVAL_MS = 60_000;
 
-function unauthorized(message: string): Boom.Boom {
-  return Boom.unauthorized(message, 'Bearer');
+/**
+ * The 401, after the failed attempt is charged to the client address's rate-limit bucket
+ * (core/http/rate-limit-plugin.ts): once that bucket is empty the answer is its 429
+ * instead, so unknown tokens cannot be probed at full speed.
+ */
+async function unauthorized(request: Request, message: string): Promise<never> {
+  await request.server.plugins['rampart-rate-limit']?.chargeFailedAuthentication(request);
+  throw Boom.unauthorized(message, 'Bearer');
 }
 
 function presentedToken(request: Request): string | null {
@@ -54,14 +60,14 @@ export function bearerAuthPlugin(db: Db, logger: Logger): Plugin<void> {
       server.auth.scheme('rampart-bearer', () => ({
         async authenticate(request: Request, h: ResponseToolkit) {
           if (request.headers.authorization && !/^Bearer /i.test(String(request.headers.authorization))) {
-            throw unauthorized('The Authorization header must use the Bearer scheme.');
+            return unauthorized(request, 'The Authorization header must use the Bearer scheme.');
           }
           const token = presentedToken(request);
-          if (!token) throw unauthorized('Missing bearer token.');
+          if (!token) return unauthorized(request, 'Missing bearer token.');
           const grant = await tokenRepository.findGrantByHash(db, hashToken(token));
           const now = Date.now();
-          if (!grant || grant.revokedAt !== null || grant.userDisabled) throw unauthorized('Unknown or revoked token.');
-          if (grant.expiresAt !== null && grant.expiresAt <= now) throw unauthorized('The token has expired.');
+          if (!grant || grant.revokedAt !== null || grant.userDisabled) return unauthorized(request, 'Unknown or revoked token.');
+          if (grant.expiresAt !== null && grant.expiresAt <= now) return unauthorized(request, 'The token has expired.');
           if (grant.lastUsedAt === null || now - grant.lastUsedAt > TOUCH_INTERVAL_MS) {
             tokenRepository.touch(db, grant.tokenId, now).catch((err: Error) => logger.warn({ err: err.message }, 'could not record token use'));
           }

@@ -17,6 +17,22 @@ interface RequestRate {
 
 const states = new WeakMap<Request, RequestRate>();
 
+/** What the rate limiter offers the auth scheme (core/http/auth-scheme.ts), via `server.plugins`. */
+export interface RateLimitExposed {
+  /**
+   * Charges a request whose authentication failed to its client address (and the route's
+   * bucket kept per address); throws the 429 once that is empty. The scheme calls it
+   * before it answers 401, so bad or missing tokens cannot be sent at full speed.
+   */
+  chargeFailedAuthentication(request: Request): Promise<void>;
+}
+
+declare module '@hapi/hapi' {
+  interface PluginProperties {
+    'rampart-rate-limit'?: RateLimitExposed;
+  }
+}
+
 function payerOf(request: Request): Payer {
   const caller = request.auth?.credentials as Partial<Caller> | null | undefined;
   if (caller?.tenantId && caller.tier) return { tenantId: caller.tenantId, tier: caller.tier };
@@ -38,9 +54,11 @@ function accountOf(request: Request, payer: Payer, limit: EndpointRateLimit | un
  * The rate limiter at the HTTP edge. Every request except `rateLimit: false` routes pays
  * one token after authentication (tenant tier bucket, or the client-address bucket
  * without a token) plus one from the route's own bucket, before validation and the
- * handler; an empty bucket answers 429. A conditional GET waits until the conditional
- * plugin has answered 304 (free) or not (charged then). Responses that never reached a
- * charge (401, 403, 404, 304) show the buckets' current state without taking from them.
+ * handler; an empty bucket answers 429. A request whose token is missing or invalid pays
+ * the client-address bucket during authentication, before its 401 (429 once empty). A
+ * conditional GET waits until the conditional plugin has answered 304 (free) or not
+ * (charged then). Responses that never reached a charge (403, 404, 304) show the
+ * buckets' current state without taking from them.
  * Headers go on every response, errors included (set before the error edge rebuilds it).
  */
 export function rateLimitPlugin(limiter: RateLimiter): Plugin<void> {
@@ -60,8 +78,19 @@ export function rateLimitPlugin(limiter: RateLimiter): Plugin<void> {
         }
       };
 
+      const exposed: RateLimitExposed = {
+        async chargeFailedAuthentication(request) {
+          if (routeRateLimit(request.route) === false || states.has(request)) return;
+          const state: RequestRate = { deferred: false, views: null, denied: false };
+          states.set(request, state);
+          await charge(request, state);
+        },
+      };
+      server.expose(exposed);
+
       server.ext('onPostAuth', async (request, h) => {
-        if (routeRateLimit(request.route) === false) return h.continue;
+        // Already charged: a failed authentication on a route whose auth mode lets it through.
+        if (routeRateLimit(request.route) === false || states.has(request)) return h.continue;
         const state: RequestRate = { deferred: mayBeNotModified(request), views: null, denied: false };
         states.set(request, state);
         if (!state.deferred) await charge(request, state);

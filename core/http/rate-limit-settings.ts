@@ -14,7 +14,9 @@ import type { LastModifiedSource } from './conditional-get.ts';
  * The bucket holds `burst` tokens (default: `perMinute`, so a full minute's allowance
  * may be spent at once) and refills at `perMinute / 60` per second. It is kept per
  * tenant; on routes without authentication (`auth: false`) per client address, plus the
- * account named by the payload field `accountField` when given (login: `email`).
+ * account named by the payload field `accountField` when given (login: `email`). With an
+ * account, `perAddress` adds a bucket per client address across all accounts (named
+ * `<key>-address`), so one address cannot spray many accounts at the per-account rate.
  * `rateLimit: false` (see RATE_LIMIT_EXEMPT) exempts a route from every limit.
  */
 export interface EndpointRateLimit {
@@ -23,6 +25,8 @@ export interface EndpointRateLimit {
   perMinute: number;
   burst?: number;
   accountField?: string;
+  /** Per minute (and burst) per client address across accounts; needs `accountField`. */
+  perAddress?: number;
 }
 
 /** Everything a route may declare under `options.plugins.rampart`. */
@@ -41,7 +45,7 @@ declare module '@hapi/hapi' {
 }
 
 /** `rateLimit: endpointLimit('findings-export', 5)`: a typed per-endpoint limit. */
-export function endpointLimit(key: string, perMinute: number, options: { burst?: number; accountField?: string } = {}): EndpointRateLimit {
+export function endpointLimit(key: string, perMinute: number, options: { burst?: number; accountField?: string; perAddress?: number } = {}): EndpointRateLimit {
   return { key, perMinute, ...options };
 }
 
@@ -58,8 +62,12 @@ const declaration = Joi.alternatives(
     perMinute: Joi.number().integer().min(1).max(1_000_000).required(),
     burst: Joi.number().integer().min(1).max(1_000_000),
     accountField: Joi.string().min(1).max(64),
-  }),
+    perAddress: Joi.number().integer().min(1).max(1_000_000),
+  }).with('perAddress', 'accountField'),
 );
+
+/** The per-address bucket's key, beside the limit's own. */
+export const addressLimitKey = (key: string) => `${key}-address`;
 
 export function routeRateLimit(route: RequestRoute): EndpointRateLimit | false | undefined {
   return route.settings.plugins?.rampart?.rateLimit;
@@ -78,10 +86,14 @@ export function assertRouteRateLimits(server: Server): void {
     const { error } = declaration.validate(limit, { convert: false });
     if (error) throw new Error(`Invalid plugins.rampart.rateLimit on ${name}: ${error.message}`);
     if (limit === false) continue;
-    const before = seen.get(limit.key);
-    if (before && (before.limit.perMinute !== limit.perMinute || before.limit.burst !== limit.burst)) {
-      throw new Error(`Rate-limit key "${limit.key}" is declared with different numbers on ${before.route} and ${name}.`);
+    const declared: EndpointRateLimit[] = [limit];
+    if (limit.perAddress) declared.push({ key: addressLimitKey(limit.key), perMinute: limit.perAddress });
+    for (const one of declared) {
+      const before = seen.get(one.key);
+      if (before && (before.limit.perMinute !== one.perMinute || before.limit.burst !== one.burst)) {
+        throw new Error(`Rate-limit key "${one.key}" is declared with different numbers on ${before.route} and ${name}.`);
+      }
+      seen.set(one.key, { route: name, limit: one });
     }
-    seen.set(limit.key, { route: name, limit });
   }
 }

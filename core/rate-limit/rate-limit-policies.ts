@@ -11,6 +11,8 @@ export interface EndpointLimitSpec {
   key: string;
   perMinute: number;
   burst?: number;
+  /** A second bucket per client address across accounts (`<key>-address`), for unauthenticated payers. */
+  perAddress?: number;
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
@@ -18,7 +20,8 @@ const digest = (text: string) => createHash('sha256').update(text).digest('base6
 /**
  * Turns configuration plus a request's payer and route limit into the buckets to take
  * from. Keys (before the store prefix): `t:<tenant>` tier budget, `a:<address>` clients
- * without a token, `e:<limit>:<payer>[:<account digest>]` per-endpoint limits.
+ * without a token, `e:<limit>:<payer>[:<account digest>]` per-endpoint limits, and
+ * `e:<limit>-address:a:<address>` for a limit's per-address bucket across accounts.
  */
 export class RateLimitPolicies {
   readonly #config: RateLimitConfig;
@@ -36,19 +39,26 @@ export class RateLimitPolicies {
     return { key: `a:${payer.address}`, name: 'anonymous', capacity: anon.burst, perMinute: anon.perMinute };
   }
 
-  /** The route's bucket, or null when the route declares none or endpoint limits are off. */
-  endpointBucket(payer: Payer, limit: EndpointLimitSpec | undefined, account?: string): BucketPolicy | null {
-    if (!limit || !this.#config.endpointLimits) return null;
-    const numbers = this.#config.endpointOverrides[limit.key] ?? limit;
+  /** The route's buckets: none when the route declares no limit or endpoint limits are off. */
+  endpointBuckets(payer: Payer, limit: EndpointLimitSpec | undefined, account?: string): BucketPolicy[] {
+    if (!limit || !this.#config.endpointLimits) return [];
     const who = 'tenantId' in payer ? `t:${payer.tenantId}` : `a:${payer.address}`;
     // Account names come from unauthenticated input: hashed so keys stay short and inert.
     const suffix = account ? `:${digest(account.trim().toLowerCase())}` : '';
-    return { key: `e:${limit.key}:${who}${suffix}`, name: limit.key, capacity: numbers.burst ?? numbers.perMinute, perMinute: numbers.perMinute };
+    const buckets = [this.#endpoint(limit.key, limit, `${who}${suffix}`)];
+    if (limit.perAddress && 'address' in payer) {
+      buckets.push(this.#endpoint(`${limit.key}-address`, { perMinute: limit.perAddress }, who));
+    }
+    return buckets;
   }
 
   buckets(payer: Payer, limit?: EndpointLimitSpec, account?: string): BucketPolicy[] {
-    const endpoint = this.endpointBucket(payer, limit, account);
-    return endpoint ? [this.payerBucket(payer), endpoint] : [this.payerBucket(payer)];
+    return [this.payerBucket(payer), ...this.endpointBuckets(payer, limit, account)];
+  }
+
+  #endpoint(name: string, declared: { perMinute: number; burst?: number }, who: string): BucketPolicy {
+    const numbers = this.#config.endpointOverrides[name] ?? declared;
+    return { key: `e:${name}:${who}`, name, capacity: numbers.burst ?? numbers.perMinute, perMinute: numbers.perMinute };
   }
 
   streamSlots(tier: Tier): number {

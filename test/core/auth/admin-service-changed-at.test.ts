@@ -1,5 +1,6 @@
 import test from 'ava';
 import { AdminService } from '../../../core/auth/admin-service.ts';
+import { PasswordHasher } from '../../../core/auth/password-hasher.ts';
 import { changeClock } from '../../../core/db/change-clock.ts';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
@@ -7,7 +8,7 @@ let t0: TestApp;
 let admin: AdminService;
 test.before(async () => {
   t0 = await createTestApp();
-  admin = new AdminService(t0.ctx.db, t0.config.auth.scrypt);
+  admin = new AdminService(t0.ctx.db, new PasswordHasher(t0.config.auth));
 });
 test.after.always(async () => t0?.close());
 

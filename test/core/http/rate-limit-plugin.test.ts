@@ -60,7 +60,7 @@ test('Premium bursts 100 and Enterprise 500, from the tenant tier', async (t) =>
   }
 });
 
-test('rate-limit headers on every response, errors included; 401, 403 and 404 take no token', async (t) => {
+test('rate-limit headers on every response, errors included; 403 and 404 take no token, a 401 takes one from the client address', async (t) => {
   const { token } = await t0.tenant({ scopes: ['assets:read'] });
   const responses = [
     await inject('GET', '/api/user/me', { token }),
@@ -76,6 +76,7 @@ test('rate-limit headers on every response, errors included; 401, 403 and 404 ta
   // 200 took one token and the 400s were charged before validation; 403 and 404 were not.
   t.is(responses[3]!.headers['x-ratelimit-remaining'], '17');
   t.is(responses[4]!.headers['x-ratelimit-remaining'], '20', '404 of an unknown route: no route, no tenant, client bucket peeked');
+  t.is(responses[5]!.headers['x-ratelimit-remaining'], '19', 'a failed authentication is charged to the client address');
 });
 
 test('GET /api/health is exempt: no headers, never 429', async (t) => {
@@ -147,5 +148,55 @@ for (const [path, perMinute, name, payload] of [
     const refused = await inject('POST', path, { token, payload });
     t.is(refused.statusCode, 429);
     t.is(refused.body.error.retry_after, 60 / perMinute);
+  });
+}
+
+// A real spray waits for each answer: at 0.75 s per scrypt hash it stays under the client
+// budget (100/min) and meets a fresh per-account bucket every time.
+test.serial('login: 40 emails from one address at hashing pace stop at the per-address login limit (20 per minute)', async (t) => {
+  const statuses: number[] = [];
+  let refused: Awaited<ReturnType<typeof inject>> | null = null;
+  for (let i = 0; i < 40; i++) {
+    const res = await inject('POST', '/api/user/auth/login', { remoteAddress: '10.3.0.1', payload: { email: `spray-${i}@example.com`, password: 'Winter2026!' } });
+    statuses.push(res.statusCode);
+    if (res.statusCode === 429) refused ??= res;
+    clock.now += 750;
+  }
+  // 20 at once plus one every 3 s: 0.25 tokens back per 0.75 s request, so the 27th is refused.
+  t.deepEqual(statuses.slice(0, 26), Array(26).fill(401));
+  t.is(statuses[26], 429);
+  t.true(statuses.slice(26).every((s) => s === 429 || s === 401));
+  t.is(refused!.body.error.code, 'rate_limited');
+  t.is(refused!.headers['x-ratelimit-limit'], '20');
+  t.is(refused!.headers['retry-after'], String(refused!.body.error.retry_after));
+  t.regex(String(refused!.headers['ratelimit-policy']), /"login-address";q=20;w=60/);
+  const elsewhere = await inject('POST', '/api/user/auth/login', { remoteAddress: '10.3.0.2', payload: { email: 'spray-0@example.com', password: 'Winter2026!' } });
+  t.is(elsewhere.statusCode, 401, 'another address has its own login budget');
+});
+
+for (const [n, label, headers] of [
+  [1, 'no token', {}],
+  [2, 'an unknown token', { authorization: 'Bearer rmp_this-token-does-not-exist' }],
+  [3, 'a malformed Authorization header', { authorization: 'Basic dXNlcjpwYXNz' }],
+] as const) {
+  test(`requests with ${label} pay from the client address: 20 × 401, then 429 with the headers`, async (t) => {
+    const remoteAddress = `10.4.0.${n}`;
+    for (let i = 0; i < 20; i++) {
+      const res = await inject('GET', '/api/assets', { remoteAddress, headers });
+      t.is(res.statusCode, 401);
+      t.is(res.headers['x-ratelimit-remaining'], String(19 - i));
+      t.regex(String(res.headers['ratelimit-policy']), /^"anonymous";q=100;w=60;burst=20$/);
+    }
+    const refused = await inject('GET', '/api/assets', { remoteAddress, headers });
+    t.is(refused.statusCode, 429);
+    t.deepEqual(refused.body, { status: 'error', error: { code: 'rate_limited', message: refused.body.error.message, retry_after: 1 } });
+    t.is(refused.headers['retry-after'], '1');
+    t.is(refused.headers['x-ratelimit-limit'], '20');
+    t.is(refused.headers['x-ratelimit-remaining'], '0');
+    t.is(refused.headers.ratelimit, '"anonymous";r=0;t=1');
+    t.is(refused.headers['www-authenticate'], undefined, 'a 429, not a 401');
+    const { token } = await t0.tenant({ tier: 'standard' });
+    t.is((await inject('GET', '/api/user/me', { remoteAddress, token })).statusCode, 200, 'a valid token from the same address pays from its tenant');
+    t.is((await inject('GET', '/api/health', { remoteAddress })).statusCode, 200, 'health stays free');
   });
 }

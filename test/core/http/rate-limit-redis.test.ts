@@ -53,6 +53,32 @@ runSerial('two server instances share one budget per tenant through Redis', asyn
   t.is((await two.request('GET', '/api/user/me', { token })).statusCode, 200, 'honest retry_after on Redis too');
 });
 
+run('requests without a valid token share one client-address budget across instances: 429 after 20', async (t) => {
+  const remoteAddress = '10.6.0.1';
+  const statuses = [];
+  for (let i = 0; i < 21; i++) {
+    const headers = i % 3 ? { authorization: 'Bearer rmp_unknown-token' } : {};
+    const res = await (i % 2 ? two : one).server.inject({ method: 'GET', url: '/api/assets', headers, remoteAddress });
+    statuses.push(res.statusCode);
+    if (i < 20) t.is(res.headers['x-ratelimit-remaining'], String(19 - i));
+    else {
+      t.is(res.headers['retry-after'], '1');
+      t.is(res.headers.ratelimit, '"anonymous";r=0;t=1');
+    }
+  }
+  t.deepEqual(statuses, [...Array(20).fill(401), 429]);
+});
+
+runSerial('login: the per-address limit across emails is shared through Redis', async (t) => {
+  const statuses = [];
+  for (let i = 0; i < 30; i++) {
+    const res = await (i % 2 ? two : one).server.inject({ method: 'POST', url: '/api/user/auth/login', remoteAddress: '10.6.0.2', payload: { email: `spray-${i}@example.com`, password: 'Winter2026!' } });
+    statuses.push(res.statusCode);
+    clock.now += 750;
+  }
+  t.deepEqual(statuses.slice(0, 27), [...Array(26).fill(401), 429]);
+});
+
 run('concurrent requests on both instances never overspend (atomic Lua)', async (t) => {
   const { token } = await one.tenant({ tier: 'standard' });
   const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? two : one).request('GET', '/api/user/me', { token })));

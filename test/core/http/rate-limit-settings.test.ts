@@ -25,6 +25,23 @@ test('malformed declarations stop start-up, naming the route', (t) => {
   t.throws(() => assertRouteRateLimits(serverWith(endpointLimit('dup', 5), endpointLimit('dup', 6))), { message: /different numbers on POST \/r0 and POST \/r1/ });
 });
 
+test('perAddress: needs an account field, and its <key>-address bucket is checked like any key', (t) => {
+  t.notThrows(() => assertRouteRateLimits(serverWith(endpointLimit('login', 10, { accountField: 'email', perAddress: 20 }))));
+  t.throws(() => assertRouteRateLimits(serverWith(endpointLimit('login', 10, { perAddress: 20 }))), { message: /accountField/ });
+  t.throws(
+    () => assertRouteRateLimits(serverWith(endpointLimit('login', 10, { accountField: 'email', perAddress: 20 }), endpointLimit('login-address', 5))),
+    { message: /"login-address" is declared with different numbers/ },
+  );
+});
+
+test('endpointOverrides change the per-address login bucket by its own key', async (t) => {
+  const t0 = await createTestApp({ rateLimit: { endpointLimits: true, endpointOverrides: { 'login-address': { perMinute: 2 } } } });
+  t.teardown(() => t0.close());
+  const statuses = [];
+  for (let i = 0; i < 3; i++) statuses.push((await t0.request('POST', '/api/user/auth/login', { token: null, payload: { email: `user${i}@example.com`, password: 'x' } })).statusCode);
+  t.deepEqual(statuses, [401, 401, 429]);
+});
+
 test('rateLimit.enabled = false: no headers and no 429 anywhere (the benchmark baseline)', async (t) => {
   const t0 = await createTestApp({ rateLimit: { enabled: false, tiers: { standard: { perMinute: 1, burst: 1, streams: 5 } } } });
   t.teardown(() => t0.close());
