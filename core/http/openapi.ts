@@ -45,6 +45,7 @@ const ERROR_TEXT: Record<number, string> = {
   415: 'Unsupported Content-Type',
   413: 'Request body too large',
   429: 'Rate limited (see Retry-After)',
+  503: 'Busy or unavailable; try again after Retry-After (e.g. server_busy: too many password hashes at once)',
   500: 'Unexpected error (no internals disclosed)',
 };
 
@@ -167,7 +168,7 @@ export function buildOpenApi(server: Server, version: string): Record<string, un
   const errorRef = schemaRef(errorSchema, components);
   const responses: Record<string, unknown> = {};
   for (const [code, text] of Object.entries(ERROR_TEXT)) {
-    const headers = code === '429' ? headerRefs([...Object.keys(RATE_LIMIT_HEADERS), 'Retry-After']) : code === '500' ? {} : headerRefs(Object.keys(RATE_LIMIT_HEADERS));
+    const headers = code === '429' ? headerRefs([...Object.keys(RATE_LIMIT_HEADERS), 'Retry-After']) : code === '503' ? headerRefs(['Retry-After']) : code === '500' ? {} : headerRefs(Object.keys(RATE_LIMIT_HEADERS));
     responses[`E${code}`] = { description: text, content: { 'application/json': { schema: errorRef } }, ...(Object.keys(headers).length ? { headers } : {}) };
   }
   const headers: Record<string, unknown> = {

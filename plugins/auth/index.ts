@@ -50,7 +50,7 @@ export const authPlugin: Plugin<AppContext> = {
           notes: `Returns a bearer token carrying the user's scopes, valid for ${ctx.config.auth.loginTokenTtlSeconds} seconds. Wrong email and wrong password give the same 401 invalid_credentials.`,
           // 10 per minute per client address and account (the email), and 20 per minute per client
           // address across all emails ("login-address"), on top of the client-address budget.
-          plugins: { rampart: { rateLimit: endpointLimit('login', 10, { accountField: 'email', perAddress: 20 }) } },
+          plugins: { rampart: { rateLimit: endpointLimit('login', 10, { accountField: 'email', perAddress: 20 }), errors: [503] } },
           validate: { payload: loginPayload, query: Joi.object({}) },
           response: { status: { 200: dataOf(loginSchema, 'LoginResponse') } },
         },
