@@ -21,6 +21,17 @@ export const CSV_COLUMNS = [
 
 const text = (value: unknown): string => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
 
+/**
+ * A cell a spreadsheet would evaluate: one starting with = + - @ (ASCII or their full-width
+ * forms ＝ ＋ － ＠, which spreadsheets read alike), also behind leading white space (they
+ * skip it), or starting with TAB or CR. Such a cell gets a leading `'` (CSV injection).
+ */
+const FORMULA = /^(?:[\t\r]|[\s\u3000]*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/;
+
+export function escapeFormula(cell: string): string {
+  return FORMULA.test(cell) ? `'${cell}` : cell;
+}
+
 function csvRecord(f: ExportFinding): Record<string, string | number> {
   const record: Record<string, string | number> = {
     id: f.id, title: f.title, severity: f.severity, cvss: f.cvss.toFixed(1), cvss_vector: f.cvss_vector, status: f.status,
@@ -30,13 +41,14 @@ function csvRecord(f: ExportFinding): Record<string, string | number> {
     references: f.references.join(' '), tags: f.tags.join(','), discovered_at: f.discovered_at, updated_at: f.updated_at,
   };
   for (const key of EVIDENCE_KEYS) record[`evidence_${key}`] = text(f.evidence[key]);
+  for (const [key, value] of Object.entries(record)) if (typeof value === 'string') record[key] = escapeFormula(value);
   return record;
 }
 
 /**
- * Findings → CSV (RFC 4180 quoting, header row). `escape_formulas` prefixes a `'` to
- * any cell starting with = + - @ TAB or CR, so a finding title like `=HYPERLINK(…)`
- * taken from a scanned page cannot run as a formula in a spreadsheet (CSV injection).
+ * Findings → CSV (RFC 4180 quoting, header row). Every cell passes `escapeFormula`, so a
+ * finding title like `=HYPERLINK(…)` taken from a scanned page cannot run as a formula in
+ * a spreadsheet (CSV injection).
  */
 export function csvStages(): Transform[] {
   const toRecord = new Transform({
@@ -46,7 +58,7 @@ export function csvStages(): Transform[] {
       done(null, csvRecord(f));
     },
   });
-  return [toRecord, stringify({ header: true, columns: CSV_COLUMNS, escape_formulas: true, record_delimiter: '\r\n' })];
+  return [toRecord, stringify({ header: true, columns: CSV_COLUMNS, record_delimiter: '\r\n' })];
 }
 
 /** Findings → one JSON array, written element by element (never the whole array in memory). */

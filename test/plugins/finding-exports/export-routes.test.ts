@@ -80,6 +80,25 @@ test('CSV export streams a file with the matching findings, sorted, with the rig
   t.deepEqual((parse(asc.raw, { columns: true }) as Array<Record<string, string>>).map((r) => r.title), ['low one', 'high one']);
 });
 
+test('CSV injection: a formula behind leading white space or a full-width sign is escaped too', async (t) => {
+  // Spreadsheets skip leading blanks and read the full-width ＝ ＋ － ＠ as their ASCII twins.
+  const s = await seed([
+    { title: '＝HYPERLINK("http://evil.example")', severity: 'high', description: ' =1+1' },
+    { title: '＠SUM(A1)', severity: 'high', description: '\u3000＋cmd' },
+    { title: 'fine title', severity: 'high', description: '\t-2' },
+  ]);
+  const res = await t0.request('POST', '/api/findings/export', { token: s.token, payload: { format: 'csv', filters: { asset_id: s.assetId, sort_by: 'title', sort_order: 'asc' } } });
+  t.is(res.statusCode, 200);
+  const rows = parse(res.raw, { columns: true }) as Array<Record<string, string>>;
+  const byTitle = new Map(rows.map((r) => [r.title!.replace(/^'/, ''), r]));
+  t.is(byTitle.get('＝HYPERLINK("http://evil.example")')!.title, '\'＝HYPERLINK("http://evil.example")');
+  t.is(byTitle.get('＝HYPERLINK("http://evil.example")')!.description, "' =1+1");
+  t.is(byTitle.get('＠SUM(A1)')!.title, "'＠SUM(A1)");
+  t.is(byTitle.get('＠SUM(A1)')!.description, "'\u3000＋cmd");
+  t.is(byTitle.get('fine title')!.title, 'fine title');
+  t.is(byTitle.get('fine title')!.description, "'\t-2");
+});
+
 test('CSV cells that a spreadsheet would evaluate are escaped (CSV injection)', async (t) => {
   const s = await seed([
     { title: '=HYPERLINK("http://evil.example","click")', severity: 'high', description: '+cmd|\' /C calc\'!A0' },
