@@ -2,6 +2,7 @@ import Hapi, { type Plugin } from '@hapi/hapi';
 import Inert from '@hapi/inert';
 import type { AppContext } from './app-context.ts';
 import { bearerAuthPlugin } from './http/auth-scheme.ts';
+import { answerClientErrors } from './http/client-error.ts';
 import { conditionalGetPlugin } from './http/conditional-get.ts';
 import { errorResponsePlugin } from './http/error-response.ts';
 import { rateLimitPlugin } from './http/rate-limit-plugin.ts';
@@ -31,6 +32,7 @@ export async function createServer(ctx: AppContext, routes: ReadonlyArray<Plugin
       response: { sample: config.http.validateResponses ? 100 : 0, failAction: 'error' },
     },
   });
+  answerClientErrors(server, ctx.logger);
   await server.register([
     { plugin: requestLoggerPlugin(ctx.logger) },
     // Conditional GET and rate limits before the error edge: their headers must be on
