@@ -2,18 +2,24 @@ import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { headerOf, httpRequest } from '../../_lib/http.ts';
 import { startUrl } from '../../_lib/endpoint.ts';
 
+/** The starts of a body that browsers' MIME sniffing (WHATWG) takes for HTML. */
+const SNIFFS_AS_HTML = /^\s*<(?:!doctype html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|!--)[\s>]/i;
+
 export const securityHeaders: ScannerCheck = {
   id: 'web_app:security-headers',
   title: 'Missing security headers',
   category: 'headers',
   maxSeverity: 'medium',
-  description: 'Reads CSP, X-Frame-Options / frame-ancestors, X-Content-Type-Options and Referrer-Policy of the start page (HSTS belongs to ssl:hsts).',
+  description: 'Reads CSP, X-Frame-Options / frame-ancestors, X-Content-Type-Options and Referrer-Policy of the start page (HSTS belongs to ssl:hsts); a page without Content-Type that sniffs as HTML is judged too, with the missing Content-Type listed.',
   async run(ctx, target) {
     const url = startUrl(target);
     if (!url) return;
     const res = await httpRequest(ctx, url);
-    if (!/html/i.test(headerOf(res, 'content-type') ?? '')) {
-      ctx.log('INFO', `${url} is not an HTML page (${headerOf(res, 'content-type') ?? 'no content-type'}); page headers not judged`);
+    const contentType = headerOf(res, 'content-type');
+    // Without a Content-Type, browsers sniff the body: an HTML-looking page renders as HTML.
+    const sniffedHtml = !contentType && SNIFFS_AS_HTML.test(res.body.slice(0, 512));
+    if (!/html/i.test(contentType ?? '') && !sniffedHtml) {
+      ctx.log('INFO', `${url} is not an HTML page (${contentType ?? 'no content-type'}); page headers not judged`);
       return;
     }
     const csp = headerOf(res, 'content-security-policy');
@@ -21,6 +27,7 @@ export const securityHeaders: ScannerCheck = {
     const xcto = headerOf(res, 'x-content-type-options');
     const referrer = headerOf(res, 'referrer-policy');
     const missing: string[] = [];
+    if (sniffedHtml) missing.push('Content-Type');
     if (!csp) missing.push('Content-Security-Policy');
     if (!/^(deny|sameorigin)$/i.test(xfo?.trim() ?? '') && !/frame-ancestors/i.test(csp ?? '')) missing.push('X-Frame-Options (or CSP frame-ancestors)');
     if (!/^nosniff$/i.test(xcto?.trim() ?? '')) missing.push('X-Content-Type-Options: nosniff');

@@ -14,6 +14,7 @@ import { sharedTestCertificates } from '../../_helpers/certificates/certs.ts';
 import { urlTarget } from '../../_helpers/targets/scan-target.ts';
 import { startTlsTarget, type TlsTarget } from '../../_helpers/targets/tls-target.ts';
 import { badSite, goodSite } from '../../_helpers/targets/web-sites.ts';
+import { startHttpTarget } from '../../_helpers/targets/http-target.ts';
 
 let bad: TlsTarget;
 let good: TlsTarget;
@@ -30,6 +31,27 @@ async function run(check: ScannerCheck, site: TlsTarget, options: Record<string,
   if (a.status !== 'completed') throw new Error(`${check.id}: ${a.status} ${a.error}`);
   return a.findings;
 }
+
+test('security-headers: a page served without Content-Type whose body is HTML is judged as HTML (browsers sniff it)', async (t) => {
+  const sniffed = await startHttpTarget((_req, res) => {
+    res.removeHeader('content-type');
+    res.end('\n  <!DOCTYPE html><html><head><title>x</title></head><body>hi</body></html>');
+  });
+  const notHtml = await startHttpTarget((_req, res) => res.end('{"ok":true}'));
+  try {
+    const judge = async (url: string) => {
+      const a = await runCheck(securityHeaders, urlTarget(`${url}/`), { timeoutMs: 15_000 });
+      if (a.status !== 'completed') throw new Error(`${a.status} ${a.error}`);
+      return a.findings;
+    };
+    const [f, ...rest] = await judge(sniffed.url);
+    t.is(rest.length, 0);
+    t.deepEqual(f!.evidence!.missing, ['Content-Type', 'Content-Security-Policy', 'X-Frame-Options (or CSP frame-ancestors)', 'X-Content-Type-Options: nosniff', 'Referrer-Policy']);
+    t.deepEqual(await judge(notHtml.url), []);
+  } finally {
+    await Promise.all([sniffed.close(), notHtml.close()]);
+  }
+});
 
 test('security-headers: positive lists what is absent, negative is silent', async (t) => {
   const [f, ...rest] = await run(securityHeaders, bad);
