@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { AddressPolicy } from '../core/outbound/address-policy.ts';
 import { exportsConfigSchema, type ExportsConfig } from './exports-config.ts';
+import { executorsConfigSchema, type ExecutorsConfig } from './executors-config.ts';
 import { scanConfigSchema, type ScanConfig } from './scan-config.ts';
 import { rateLimitConfigSchema, type RateLimitConfig } from './rate-limit-config.ts';
 import { siemConfigSchema, streamConfigSchema, type SiemConfig, type StreamConfig } from './event-channels-config.ts';
@@ -37,6 +38,7 @@ export interface Config {
   };
   findings: { bulk: { maxItems: number } };
   exports: ExportsConfig;
+  executors: ExecutorsConfig;
   retention: RetentionConfig;
   outbound: OutboundConfig;
   secrets: { key: string | null; previousKeys: string[]; keyFile: string };
@@ -152,6 +154,7 @@ export const configSchema = Joi.object<Config>({
     bulk: Joi.object({ maxItems: Joi.number().integer().min(1).max(100_000).required() }).required(),
   }).required(),
   exports: exportsConfigSchema.required(),
+  executors: executorsConfigSchema.required(),
   retention: retentionConfigSchema.required(),
   outbound: Joi.object({
     requireHttps: Joi.boolean().required(),

@@ -1,5 +1,5 @@
 import { createSandbox } from '../sandbox/sandbox.ts';
-import type { ExecutorContext, ExecutorHttpRequest, HttpResponse, LogLevel, Sandbox } from '../plugin-api/index.ts';
+import type { AgentJobRequest, ExecutorAsset, ExecutorContext, ExecutorHttpRequest, ExecutorResult, HttpResponse, LogLevel, Sandbox } from '../plugin-api/index.ts';
 
 export interface MockExecutorOptions {
   params?: Record<string, unknown>;
@@ -20,6 +20,15 @@ export interface MockExecutorOptions {
   http?: (req: ExecutorHttpRequest) => Partial<HttpResponse> | Promise<Partial<HttpResponse>>;
   /** A sandbox to hand in instead of the real isolated-vm one. */
   sandbox?: Sandbox;
+  executionId?: string;
+  attempt?: number;
+  /** Default `remediation`. */
+  actionType?: string;
+  asset?: ExecutorAsset | null;
+  /** The plugin's admin settings. */
+  settings?: Record<string, unknown>;
+  /** Answers `ctx.agents.run` jobs; without it every job rejects. */
+  agents?: (job: AgentJobRequest) => ExecutorResult | Promise<ExecutorResult>;
 }
 
 export interface MockLogLine {
@@ -59,6 +68,17 @@ export function mockExecutorContext(o: MockExecutorOptions = {}): MockExecutorCo
     ...secretParams.flatMap((name) => (typeof params[name] === 'string' && params[name] !== '' ? [[name, params[name] as string] as [string, string]] : [])),
   ];
   return {
+    executionId: o.executionId ?? 'exe_mock',
+    attempt: o.attempt ?? 1,
+    actionType: o.actionType ?? 'remediation',
+    asset: o.asset ?? null,
+    settings: Object.freeze({ ...(o.settings ?? {}) }),
+    agents: {
+      async run(job) {
+        if (!o.agents) throw new Error(`no agent responder in this mock context (job for ${job.target})`);
+        return o.agents(job);
+      },
+    },
     params: Object.freeze(params),
     secretParams: Object.freeze(secretParams),
     target: o.target ?? null,

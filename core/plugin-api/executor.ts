@@ -3,6 +3,7 @@
  * capability handles (HTTP, secrets, a JavaScript sandbox) handed in through its context,
  * never imported.
  */
+import type { AssetType } from '../domain/asset-type.ts';
 import type { HttpHandle, HttpRequest } from './http.ts';
 import type { LogLevel, OptionsSchema, PluginManifest } from './manifest.ts';
 
@@ -27,9 +28,17 @@ export interface ExecutorSecrets {
 /** A value that crosses the sandbox boundary: JSON only (no functions, cycles, symbols). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
+/** A host function handed to sandboxed code: JSON in, JSON out (a promise inside the isolate). */
+export type SandboxFunction = (...args: JsonValue[]) => JsonValue | Promise<JsonValue>;
+
 export interface SandboxRunOptions {
   /** Handed to the code as `input` (a JSON copy). */
   input?: JsonValue;
+  /**
+   * Functions the code may call by name, as globals (since API 1.3). Arguments and
+   * results cross as JSON copies; a host-side error is thrown inside the isolate.
+   */
+  functions?: Readonly<Record<string, SandboxFunction>>;
   /** Wall-clock limit of the run, CPU included (default 1 s). */
   timeoutMs?: number;
   /** Heap limit of the isolate (default 32 MB, at least 8). */
@@ -54,14 +63,54 @@ export interface Sandbox {
   run(code: string, options?: SandboxRunOptions): Promise<SandboxResult>;
 }
 
+/** The asset an action targets (since API 1.3). */
+export interface ExecutorAsset {
+  id: string;
+  type: AssetType;
+  /** The address: domain name, IP, URL or CIDR. */
+  value: string;
+  name: string;
+}
+
+/** The command an on-site agent runs: an admin-installed executable, or isolate JavaScript. */
+export type AgentCommand = { kind: 'local'; script: string } | { kind: 'script'; source: string };
+
+/** A job for an on-site execution agent (since API 1.3). */
+export interface AgentJobRequest {
+  /** An agent's name or one of its labels. */
+  target: string;
+  command: AgentCommand;
+  /** Sent to the agent's executable on stdin (or to the script as `params`). */
+  params: Record<string, unknown>;
+}
+
+/**
+ * On-site execution agents (since API 1.3): the job is queued for an agent whose name
+ * or label is `target`, and the promise settles with the agent's result. Log lines the
+ * agent streams back arrive through the run's `log`. The run's signal and timeout apply.
+ */
+export interface ExecutorAgents {
+  run(job: AgentJobRequest): Promise<ExecutorResult>;
+}
+
 /** Handed to an executor run. */
 export interface ExecutorContext {
+  /** The execution this run belongs to (stable across retries; since API 1.3). */
+  executionId: string;
+  /** 1 for the first attempt, then 2, 3… when the action retries (since API 1.3). */
+  attempt: number;
+  /** The action's type: `notification`, `remediation`, `webhook`, `script`, `approval` or a custom one (since API 1.3). */
+  actionType: string;
   /** Validated parameters, secrets included. */
   params: Readonly<Record<string, unknown>>;
   /** Names of the parameters that are secrets (to redact in anything you echo). */
   secretParams: readonly string[];
   /** The asset id the action targets, if any. */
   target: string | null;
+  /** The targeted asset itself, if any (since API 1.3). */
+  asset: ExecutorAsset | null;
+  /** The plugin's admin settings (`plugins.builtinOptions`, `executors.<name>`, or `plugins.external[].options`; since API 1.3). */
+  settings: Readonly<Record<string, unknown>>;
   /** Executor settings from the action definition (URL, script name, method…). */
   config: Readonly<Record<string, unknown>>;
   /**
@@ -80,6 +129,8 @@ export interface ExecutorContext {
   secrets: ExecutorSecrets;
   /** Isolated JavaScript (since API 1.2). */
   sandbox: Sandbox;
+  /** On-site execution agents (since API 1.3). */
+  agents: ExecutorAgents;
 }
 
 /** What an executor returns. `output` becomes the execution's `output`. */
@@ -87,6 +138,11 @@ export interface ExecutorResult {
   status: 'completed' | 'failed' | 'timed_out';
   output: Record<string, unknown>;
   error?: { code: string; message: string };
+  /**
+   * Dry runs (since API 1.3): exactly what the run would do (the rendered request, or the
+   * command and its stdin). The engine masks every secret value in it as `********`.
+   */
+  plan?: Record<string, unknown>;
 }
 
 /** An executor plugin runs one kind of action (`local`, `remote`, `agent`, `webhook`, …). */

@@ -77,9 +77,10 @@ function classify(err: unknown, timedOut: boolean, timeoutMs: number, disposed: 
  * disposed after the run, whatever happened.
  */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
-  const functions = options.functions ?? {};
   return {
     async run(code: string, run: SandboxRunOptions = {}): Promise<SandboxResult> {
+      // Per-run functions (API 1.3) join the sandbox's own; a run's name wins.
+      const functions: Readonly<Record<string, HostFunction>> = { ...(options.functions ?? {}), ...(run.functions ?? {}) };
       const timeoutMs = run.timeoutMs ?? options.defaultTimeoutMs ?? 1000;
       const memoryMb = Math.max(8, run.memoryMb ?? options.defaultMemoryMb ?? 32);
       const input = strictJson(run.input ?? null, 'input');

@@ -8,6 +8,10 @@ import * as m006 from './006-webhooks.ts';
 import * as m007 from './007-siem.ts';
 import * as m009 from './009-scans.ts';
 import * as m010 from './010-scan-services.ts';
+import * as m011 from './011-actions.ts';
+import * as m012 from './012-action-executions.ts';
+import * as m013 from './013-agents.ts';
+import * as m014 from './014-approvals.ts';
 
 export interface Migration {
   name: string;
@@ -16,4 +20,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m009, m010];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m009, m010, m011, m012, m013, m014];
