@@ -64,6 +64,29 @@ export type SystemAlertData =
   | { alert_type: 'siem_unreachable'; message: string; integration_id: string }
   | { alert_type: 'webhook_disabled'; message: string; webhook_id: string; failing_since: string };
 
+/** action.triggered: core/action-runs/execution-service.ts (a run was queued or is waiting for approval). */
+export type ActionTriggeredData = {
+  action_id: string;
+  execution_id: string;
+  action_name: string;
+  status: 'pending';
+  target: string | null;
+  sandbox: boolean;
+};
+
+/**
+ * action.completed / action.failed: core/action-runs (a run ended). `failed` carries the
+ * statuses failed, timed_out and cancelled, with the error code.
+ */
+export type ActionFinishedData = {
+  action_id: string;
+  execution_id: string;
+  action_name: string;
+  status: 'completed' | 'failed' | 'timed_out' | 'cancelled';
+  sandbox: boolean;
+  error_code: string | null;
+};
+
 export interface EventPayloads {
   'asset.created': AssetCreatedData;
   'asset.verified': AssetVerifiedData;
@@ -73,11 +96,11 @@ export interface EventPayloads {
   'scan.failed': ScanFailedData;
   'finding.new': FindingNewData;
   'finding.status_changed': FindingStatusChangedData;
-  // Nothing emits the action and playbook kinds yet: their payloads are defined with
-  // the code that emits them, and until then the outbox refuses them.
-  'action.triggered': never;
-  'action.completed': never;
-  'action.failed': never;
+  'action.triggered': ActionTriggeredData;
+  'action.completed': ActionFinishedData;
+  'action.failed': ActionFinishedData;
+  // Nothing emits the playbook kinds yet: their payloads are defined with the code that
+  // emits them, and until then the outbox refuses them.
   'playbook.started': never;
   'playbook.completed': never;
   'playbook.failed': never;

@@ -1,0 +1,172 @@
+import type { ActionVersion } from '../actions/action-version.ts';
+import type { Db } from '../db/create-db.ts';
+import type { PageRequest } from '../db/paginate.ts';
+import type { EventPayloads } from '../domain/event-payloads.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
+import type { Outbox } from '../events/outbox.ts';
+import { newId } from '../ids.ts';
+import type { ExecutorAsset } from '../plugin-api/index.ts';
+import { dryRun } from './dry-run.ts';
+import { executionRepository } from './execution-repository.ts';
+import type { NewExecution, Requester } from './execution-rows.ts';
+import { toExecutionView, type ExecutionView } from './execution-views.ts';
+import type { AttemptDeps } from './run-attempt.ts';
+import type { ApprovalPort, CatalogPort } from './run-ports.ts';
+
+export interface TriggerRequest {
+  target?: string | null;
+  parameters: Record<string, unknown>;
+  sandbox?: boolean;
+  dry_run?: boolean;
+}
+
+export interface Principal {
+  tenantId: string;
+  userId: string | null;
+  tokenId: string;
+}
+
+export interface TriggerResult {
+  execution: ExecutionView;
+  /** The dry run's plan (also kept in the record's output). */
+  plan?: Record<string, unknown>;
+}
+
+export interface ExecutionServiceDeps extends AttemptDeps {
+  db: Db;
+  outbox: Outbox<EventPayloads>;
+  catalog: CatalogPort;
+  approvals?: ApprovalPort;
+  asset(tenantId: string, id: string): Promise<ExecutorAsset | null>;
+  /** Wakes the run worker when a run is queued. */
+  wake(): void;
+  clock?: () => number;
+}
+
+/**
+ * Starts action runs and answers questions about them. A trigger checks everything a
+ * run needs before anything is written (the action is usable, the parameters are
+ * valid, the target exists, every credential is there), then queues the run with its
+ * action.triggered event in one transaction. Dry runs are answered at once and queue
+ * nothing; approval actions wait for their approval request instead of a worker.
+ */
+export class ExecutionService {
+  constructor(private readonly deps: ExecutionServiceDeps) {}
+
+  #now(): number {
+    return (this.deps.clock ?? Date.now)();
+  }
+
+  async trigger(who: Principal, actionId: string, req: TriggerRequest, parent: { kind: string; id: string } | null = null): Promise<TriggerResult> {
+    const { deps } = this;
+    const action = await deps.catalog.forRun(who.tenantId, actionId);
+    const sandbox = req.sandbox === true;
+    if (!action.enabled && !sandbox) {
+      throw new ConflictError(`Action ${action.name} is a disabled definition: enable it (PATCH /api/actions/definitions/{id}) or run it with sandbox: true.`, 'action_disabled');
+    }
+    const validated = deps.catalog.validateParameters(action.parameters, req.parameters ?? {});
+    let asset: ExecutorAsset | null = null;
+    if (req.target) {
+      asset = await deps.asset(who.tenantId, req.target);
+      if (!asset) throw new NotFoundError('Target asset');
+    }
+    // Fails with a 400 naming a missing credential now, not later in the worker.
+    const secrets = await deps.credentials.resolve(who.tenantId, [...new Set(Object.values(validated.secrets))], { sandbox });
+    const now = this.#now();
+    const base: NewExecution = {
+      id: newId('exe', now),
+      tenantId: who.tenantId,
+      actionId: action.actionId,
+      actionVersionId: action.versionId,
+      actionName: action.name,
+      actionVersion: action.version,
+      status: 'pending',
+      waitReason: null,
+      approvalId: null,
+      target: asset?.id ?? null,
+      parameters: validated.values,
+      secretRefs: validated.secrets,
+      snapshot: action,
+      output: null,
+      error: null,
+      sandbox,
+      dryRun: false,
+      attempt: 0,
+      maxAttempts: action.retry.maxAttempts,
+      requestedBy: { user_id: who.userId, token_id: who.tokenId } satisfies Requester,
+      parent,
+      startedAt: null,
+      completedAt: null,
+      now,
+    };
+    if (req.dry_run === true) return this.#dryRun(base, action, validated.values, validated.secrets, secrets, asset);
+    const approval = action.type === 'approval';
+    if (approval && !deps.approvals) throw new ConflictError('Approvals are not available in this server.', 'approvals_unavailable');
+    await deps.outbox.transaction(async (uow) => {
+      let approvalId: string | null = null;
+      if (approval) approvalId = (await deps.approvals!.request(this.#approvalRequest(who, action, base), uow.trx)).id;
+      await executionRepository.insert(uow.trx, { ...base, waitReason: approval ? 'approval' : null, approvalId });
+      await uow.emit({
+        tenantId: who.tenantId,
+        kind: 'action.triggered',
+        data: { action_id: action.actionId, execution_id: base.id, action_name: action.name, status: 'pending', target: base.target, sandbox },
+      });
+    });
+    if (!approval) deps.wake();
+    return { execution: await this.get(who.tenantId, base.id) };
+  }
+
+  #approvalRequest(who: Principal, action: ActionVersion, run: NewExecution) {
+    const c = action.config as { required_approvals?: number; approvers?: { scopes?: string[]; user_ids?: string[] }; expires_in_seconds?: number; on_expiry?: 'fail' | 'approve' | 'deny'; message?: string };
+    return {
+      tenantId: who.tenantId,
+      subject: { kind: 'action_execution', id: run.id },
+      message: c.message ?? `Approve running ${action.name}`,
+      details: { action_id: action.actionId, action_name: action.name, parameters: run.parameters, target: run.target, sandbox: run.sandbox },
+      requiredApprovals: c.required_approvals ?? 1,
+      allowed: c.approvers ?? null,
+      expiresInSeconds: c.expires_in_seconds ?? 86400,
+      onExpiry: c.on_expiry ?? 'fail',
+      requestedBy: { userId: who.userId, tokenId: who.tokenId },
+    };
+  }
+
+  async #dryRun(base: NewExecution, action: ActionVersion, values: Record<string, unknown>, refs: Record<string, string>, secrets: Record<string, string>, asset: ExecutorAsset | null): Promise<TriggerResult> {
+    const params: Record<string, unknown> = { ...values };
+    for (const [param, credential] of Object.entries(refs)) params[param] = secrets[credential];
+    const result = await dryRun(
+      { executionId: base.id, tenantId: base.tenantId, action, params, secretParams: Object.keys(refs), secretValues: Object.values(secrets), asset, sandbox: base.sandbox },
+      this.deps,
+    );
+    const now = this.#now();
+    await this.deps.db.transaction(async (trx) => {
+      await executionRepository.insert(trx, {
+        ...base,
+        dryRun: true,
+        status: result.status,
+        output: { dry_run: true, plan: result.plan },
+        error: result.error,
+        startedAt: base.now,
+        completedAt: now,
+      });
+      await executionRepository.appendLogs(trx, result.logs);
+    });
+    return { execution: await this.get(base.tenantId, base.id), plan: result.plan };
+  }
+
+  async get(tenantId: string, executionId: string, withLogs = true): Promise<ExecutionView> {
+    const row = await executionRepository.get(this.deps.db, tenantId, executionId);
+    if (!row) throw new NotFoundError('Execution');
+    const logs = withLogs ? await executionRepository.logs(this.deps.db, [row.id], 10_000) : undefined;
+    return toExecutionView(row, logs);
+  }
+
+  /** Executions of one action, newest first; with `withLogs` each carries its log lines (the run log view). */
+  async list(tenantId: string, actionId: string, page: PageRequest, withLogs = false): Promise<{ data: ExecutionView[]; total: number }> {
+    await this.deps.catalog.forRun(tenantId, actionId);
+    const { rows, total } = await executionRepository.listForAction(this.deps.db, tenantId, actionId, page);
+    if (!withLogs) return { data: rows.map((r) => toExecutionView(r)), total };
+    const logs = await executionRepository.logs(this.deps.db, rows.map((r) => r.id), 500);
+    return { data: rows.map((r) => toExecutionView(r, logs.filter((l) => l.execution_id === r.id))), total };
+  }
+}

@@ -1,0 +1,178 @@
+import type { ExecutorsConfig } from '../../config/executors-config.ts';
+import type { ActionVersion } from '../actions/action-version.ts';
+import type { Db } from '../db/create-db.ts';
+import { fromJson, toJson } from '../db/json.ts';
+import type { EventPayloads } from '../domain/event-payloads.ts';
+import type { Outbox } from '../events/outbox.ts';
+import type { Logger } from '../logger.ts';
+import type { ExecutorAsset } from '../plugin-api/index.ts';
+import { errorMessage } from '../work/coerce-error.ts';
+import { claimToken } from '../work/instance-id.ts';
+import { PollLoop } from '../work/poll-loop.ts';
+import { executionRepository } from './execution-repository.ts';
+import type { ExecutionRow } from './execution-rows.ts';
+import { finishExecution } from './execution-finish.ts';
+import { runAttempt, type AttemptDeps, type AttemptOutcome } from './run-attempt.ts';
+import { RunLog } from './run-log.ts';
+import { SecretScrubber } from './secret-scrubber.ts';
+
+export interface RunWorkerDeps extends AttemptDeps {
+  db: Db;
+  outbox: Outbox<EventPayloads>;
+  logger: Logger;
+  config: ExecutorsConfig;
+  asset(tenantId: string, id: string): Promise<ExecutorAsset | null>;
+  clock?: () => number;
+}
+
+const MAX_LOG_LINES = 2000;
+const MAX_BACKOFF_MS = 3600_000;
+
+/**
+ * Runs queued action executions: claims due runs up to `executors.concurrency` per
+ * process (and `perActionConcurrency` per action across processes, as a lease limit),
+ * heartbeats each run's lease (which also carries cancel requests), and ends each
+ * attempt with its final state or a delayed retry. A run whose worker died (its lease
+ * lapsed while running) is failed `worker_lost`, never run again: it may have had
+ * effects, and running it twice is worse than asking a human.
+ */
+export class RunWorker {
+  readonly #loop: PollLoop;
+  readonly #inflight = new Map<string, AbortController>();
+  readonly #done = new Set<Promise<void>>();
+  #lastSweep = 0;
+
+  constructor(private readonly deps: RunWorkerDeps) {
+    this.#loop = new PollLoop({
+      round: () => this.#round(),
+      intervalMs: deps.config.pollIntervalMs,
+      onError: (err) => deps.logger.error({ err: { message: err.message } }, 'action run worker error'),
+    });
+  }
+
+  #now(): number {
+    return (this.deps.clock ?? Date.now)();
+  }
+
+  start(): void {
+    this.#loop.start();
+  }
+
+  wake(): void {
+    this.#loop.wake();
+  }
+
+  /** Stops claiming; aborts running attempts (each ends as a failed attempt, `interrupted`) and waits for them. */
+  async stop(): Promise<void> {
+    const stopping = this.#loop.stop();
+    for (const abort of this.#inflight.values()) abort.abort('shutdown');
+    await stopping;
+    await Promise.allSettled([...this.#done]);
+  }
+
+  /** Runs in flight in this process (for tests and health). */
+  get inflight(): number {
+    return this.#inflight.size;
+  }
+
+  async #round(): Promise<void> {
+    const now = this.#now();
+    if (now - this.#lastSweep >= this.deps.config.leaseMs / 2) {
+      this.#lastSweep = now;
+      await this.#failLost(now);
+    }
+    const free = this.deps.config.concurrency - this.#inflight.size;
+    if (free <= 0 || !this.#loop.running) return;
+    const token = claimToken('r');
+    const ids = await executionRepository.claim(this.deps.db, { token, now, leaseMs: this.deps.config.leaseMs, limit: free, perActionLimit: this.deps.config.perActionConcurrency });
+    for (const id of ids) {
+      const abort = new AbortController();
+      this.#inflight.set(id, abort);
+      const p = this.#runOne(id, token, abort)
+        .catch((err) => this.deps.logger.error({ err: { message: errorMessage(err) }, execution_id: id }, 'action run failed to settle'))
+        .finally(() => {
+          this.#inflight.delete(id);
+          this.#done.delete(p);
+          this.#loop.wake();
+        });
+      this.#done.add(p);
+    }
+  }
+
+  async #failLost(now: number): Promise<void> {
+    const lost = await executionRepository.lost(this.deps.db, now, 50);
+    for (const row of lost) {
+      const ending = { status: 'failed' as const, output: null, error: { code: 'worker_lost', message: 'The worker running this action stopped responding; the run is not repeated because it may already have had effects.' } };
+      const line = { executionId: row.id, tenantId: row.tenant_id, attempt: row.attempt, level: 'ERROR', message: ending.error.message, at: now };
+      await finishExecution(this.deps.outbox, row, { from: { status: 'running' }, lost: true }, ending, [line], now);
+    }
+  }
+
+  async #runOne(id: string, token: string, abort: AbortController): Promise<void> {
+    const { db, config } = this.deps;
+    const row = (await executionRepository.getAny(db, id))!;
+    const action = fromJson<ActionVersion>(row.action_snapshot, null as unknown as ActionVersion);
+    const scrubber = new SecretScrubber();
+    const log = new RunLog({ executionId: row.id, tenantId: row.tenant_id, attempt: row.attempt }, scrubber, MAX_LOG_LINES, () => this.#now());
+    const heartbeat = setInterval(() => {
+      void executionRepository
+        .renew(db, id, token, this.#now() + config.leaseMs)
+        .then(async ({ held, cancel }) => {
+          if (!held) abort.abort('lease_lost');
+          else if (cancel) abort.abort('cancelled');
+          await executionRepository.appendLogs(db, log.drain());
+        })
+        .catch(() => {});
+    }, Math.max(100, Math.floor(config.leaseMs / 3)));
+    try {
+      const outcome = await this.#attempt(row, action, log, scrubber, abort.signal);
+      if (outcome.aborted === 'lease_lost') return;
+      await this.#settle(row, token, action, outcome, log, scrubber);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  async #attempt(row: ExecutionRow, action: ActionVersion, log: RunLog, scrubber: SecretScrubber, signal: AbortSignal): Promise<AttemptOutcome> {
+    const refs = fromJson<Record<string, string>>(row.secret_refs, {});
+    let secrets: Record<string, string>;
+    let asset: ExecutorAsset | null = null;
+    try {
+      secrets = await this.deps.credentials.resolve(row.tenant_id, [...new Set(Object.values(refs))], { sandbox: Boolean(row.sandbox) });
+      if (row.target) asset = await this.deps.asset(row.tenant_id, row.target);
+    } catch (err) {
+      return { status: 'failed' as const, output: {}, error: { code: (err as { code?: string }).code ?? 'setup_failed', message: errorMessage(err) }, aborted: null };
+    }
+    const params: Record<string, unknown> = { ...fromJson<Record<string, unknown>>(row.parameters, {}) };
+    for (const [param, credential] of Object.entries(refs)) params[param] = secrets[credential];
+    scrubber.add(Object.values(secrets));
+    log.write('INFO', `attempt ${row.attempt} of ${row.max_attempts} started${row.sandbox ? ' (sandbox)' : ''}`);
+    return runAttempt(
+      { executionId: row.id, tenantId: row.tenant_id, attempt: row.attempt, action, params, secretParams: Object.keys(refs), asset, sandbox: Boolean(row.sandbox), dryRun: false, signal, log, scrubber },
+      this.deps,
+    );
+  }
+
+  async #settle(row: ExecutionRow, token: string, action: ActionVersion, outcome: AttemptOutcome, log: RunLog, scrubber: SecretScrubber): Promise<void> {
+    const now = this.#now();
+    const error = outcome.error ? scrubber.value(outcome.error) : null;
+    const output = scrubber.value(outcome.output ?? {});
+    if (outcome.aborted === 'cancelled') {
+      log.write('WARN', 'cancelled while running');
+      await finishExecution(this.deps.outbox, row, { token }, { status: 'cancelled', output, error: { code: 'cancelled', message: 'The run was cancelled.' } }, log.drain(true), now);
+      return;
+    }
+    const failedAttempt = outcome.status === 'failed';
+    const code = outcome.aborted === 'shutdown' ? 'interrupted' : error?.code ?? 'failed';
+    if (failedAttempt && row.attempt < row.max_attempts) {
+      const delay = Math.min(MAX_BACKOFF_MS, action.retry.backoffSeconds * 1000 * 2 ** (row.attempt - 1));
+      log.write('WARN', `attempt ${row.attempt} failed (${code}: ${error?.message ?? ''}); retrying in ${Math.round(delay / 1000)} s`);
+      const retried = await executionRepository.settle(this.deps.db, row.id, token, { status: 'pending', due_at: now + delay, error: toJson({ code, message: error?.message ?? '' }), updated_at: now });
+      if (retried) await executionRepository.appendLogs(this.deps.db, log.drain(true));
+      return;
+    }
+    const status = outcome.status;
+    log.write(status === 'completed' ? 'INFO' : 'ERROR', status === 'completed' ? `attempt ${row.attempt} completed` : `attempt ${row.attempt} ${status} (${code}: ${error?.message ?? ''})`);
+    await finishExecution(this.deps.outbox, row, { token }, { status, output, error: status === 'completed' ? null : { code, message: error?.message ?? '' } }, log.drain(true), now);
+  }
+}
