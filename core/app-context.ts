@@ -27,6 +27,8 @@ import type { WebhookBackground } from './webhooks/webhook-runtime.ts';
 import type { BackgroundRegistry } from './work/background-registry.ts';
 import type { StreamService } from './stream/stream-service.ts';
 import type { HealthService } from './http/health-service.ts';
+import type { ActionCatalog } from './actions/action-catalog.ts';
+import type { CredentialStore } from './secrets/credential-store.ts';
 
 /** Every service the routes call, one level deep: `ctx.services.<name>`. */
 export interface AppServices {
@@ -43,6 +45,10 @@ export interface AppServices {
   siem: SiemService;
   stream: StreamService;
   health: HealthService;
+  /** The action catalog (both views, versions); the run engine reads actions through it. */
+  actions: ActionCatalog;
+  /** The tenant credential store; the run engine resolves secret parameters through it. */
+  credentials: CredentialStore;
 }
 
 /** The background services (all in `registry`, which starts them by role), and handles on the ones tests and benchmarks drive. */

@@ -23,6 +23,8 @@ import { RetentionSweeper } from './retention/retention-sweeper.ts';
 import { ExportWorker } from './exports/export-worker.ts';
 import { OutboundHttpClient } from './outbound/http-client.ts';
 import { SecretBox } from './secrets/secret-box.ts';
+import { CredentialStore } from './secrets/credential-store.ts';
+import { ActionCatalog } from './actions/action-catalog.ts';
 import { createWebhookRuntime } from './webhooks/webhook-runtime.ts';
 import { createScanRuntime } from './scans/scan-runtime.ts';
 import { createServer } from './server.ts';
@@ -117,6 +119,8 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         siem: siem.service,
         stream: new StreamService(db),
         health: new HealthService(db),
+        actions: new ActionCatalog(db, { policy: outbound.policy, requireHttps: config.outbound.requireHttps }),
+        credentials: new CredentialStore(db, secretBox),
       },
       background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background },
       version: VERSION,

@@ -12,6 +12,8 @@ import { scansPlugin } from './scans/index.ts';
 import { siemPlugin } from './siem/index.ts';
 import { streamPlugin } from './stream/index.ts';
 import { webhooksPlugin } from './webhooks/index.ts';
+import { actionsPlugin } from './actions/index.ts';
+import { credentialsPlugin } from './credentials/index.ts';
 
 /** Every API area, in registration order: core/main.ts (and the test harness) hand this list to createApp. */
-export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, findingExportsPlugin, scansPlugin, webhooksPlugin, streamPlugin, siemPlugin, docsPlugin];
+export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, findingExportsPlugin, scansPlugin, webhooksPlugin, streamPlugin, siemPlugin, actionsPlugin, credentialsPlugin, docsPlugin];
