@@ -29,6 +29,9 @@ import type { StreamService } from './stream/stream-service.ts';
 import type { HealthService } from './http/health-service.ts';
 import type { ActionCatalog } from './actions/action-catalog.ts';
 import type { CredentialStore } from './secrets/credential-store.ts';
+import type { ExecutionService } from './action-runs/execution-service.ts';
+import type { ExecutionControl } from './action-runs/execution-control.ts';
+import type { RunWorker } from './action-runs/run-worker.ts';
 
 /** Every service the routes call, one level deep: `ctx.services.<name>`. */
 export interface AppServices {
@@ -49,6 +52,10 @@ export interface AppServices {
   actions: ActionCatalog;
   /** The tenant credential store; the run engine resolves secret parameters through it. */
   credentials: CredentialStore;
+  /** Action runs: trigger, dry run, records and run logs (core/action-runs). */
+  executions: ExecutionService;
+  /** Cancels and approval outcomes of action runs. */
+  executionControl: ExecutionControl;
 }
 
 /** The background services (all in `registry`, which starts them by role), and handles on the ones tests and benchmarks drive. */
@@ -64,6 +71,8 @@ export interface AppBackground {
   siem: SiemForwarding;
   /** The scan worker with its check pool and callbacks (worker role), the scheduler (scheduler role). */
   scans: ScanBackground;
+  /** The action run worker (worker role). */
+  actions: RunWorker;
 }
 
 /** What route plugins and background roles are given: process-wide pieces at the top, services, background. */

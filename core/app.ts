@@ -25,6 +25,8 @@ import { OutboundHttpClient } from './outbound/http-client.ts';
 import { SecretBox } from './secrets/secret-box.ts';
 import { CredentialStore } from './secrets/credential-store.ts';
 import { ActionCatalog } from './actions/action-catalog.ts';
+import { validateParameters } from './actions/parameter-validator.ts';
+import { createActionRuntime } from './action-runs/action-runtime.ts';
 import { createWebhookRuntime } from './webhooks/webhook-runtime.ts';
 import { createScanRuntime } from './scans/scan-runtime.ts';
 import { createServer } from './server.ts';
@@ -68,7 +70,12 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
   try {
     const applied = await migrateLatest(db);
     if (applied.length) logger.info({ migrations: applied }, 'database migrated');
-    const plugins = await loadPlugins(config.plugins);
+    // `executors.<name>` is the admin's place for a built-in executor's settings; an entry
+    // in plugins.builtinOptions for the same plugin wins key by key.
+    const executorSettings = Object.fromEntries(
+      (['local', 'notification', 'agent'] as const).filter((n) => Object.keys(config.executors[n]).length > 0).map((n) => [n, { ...config.executors[n], ...(config.plugins.builtinOptions?.[n] ?? {}) }]),
+    );
+    const plugins = await loadPlugins({ ...config.plugins, builtinOptions: { ...config.plugins.builtinOptions, ...executorSettings } });
     const bus = new EventBus();
     const outbox = new Outbox(db, bus);
     outbound = new OutboundHttpClient({ ...config.outbound, userAgent: `Rampart/${VERSION}` });
@@ -93,6 +100,18 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       .register({ name: 'exports', roles: ['worker'], start: () => exportWorker.start(), stop: () => exportWorker.stop() })
       .register({ name: 'retention', roles: ['worker'], start: () => retention.start(), stop: () => retention.stop() });
     for (const service of scans.background.services()) registry.register(service);
+    const catalog = new ActionCatalog(db, { policy: outbound.policy, requireHttps: config.outbound.requireHttps });
+    const credentials = new CredentialStore(db, secretBox);
+    const assets = new AssetService(db, outbox, config.assets.network);
+    const actionRuns = createActionRuntime({
+      config, db, outbox, logger, plugins, outbound, credentials,
+      catalog: { forRun: (tenantId, actionId) => catalog.forRun(tenantId, actionId), validateParameters },
+      asset: async (tenantId, id) => {
+        const row = await assets.getRow(tenantId, id).catch(() => null);
+        return row ? { id: row.id, type: row.type, value: row.name, name: row.name } : null;
+      },
+    });
+    registry.register(actionRuns.background);
     const roles = options.roles ?? ROLES;
     const ctx: AppContext = {
       config,
@@ -108,7 +127,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       services: {
         admin,
         auth: new AuthService(db, admin, passwords, config.auth.loginTokenTtlSeconds),
-        assets: new AssetService(db, outbox, config.assets.network),
+        assets,
         assetVerification: new AssetVerificationService(db, outbox, { ...config.verification, outbound: config.outbound }),
         findings,
         exports: exportService,
@@ -119,10 +138,12 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         siem: siem.service,
         stream: new StreamService(db),
         health: new HealthService(db),
-        actions: new ActionCatalog(db, { policy: outbound.policy, requireHttps: config.outbound.requireHttps }),
-        credentials: new CredentialStore(db, secretBox),
+        actions: catalog,
+        credentials,
+        executions: actionRuns.executions,
+        executionControl: actionRuns.control,
       },
-      background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background },
+      background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background, actions: actionRuns.worker },
       version: VERSION,
       startedAt: Date.now(),
     };
