@@ -27,6 +27,8 @@ import type { WebhookBackground } from './webhooks/webhook-runtime.ts';
 import type { BackgroundRegistry } from './work/background-registry.ts';
 import type { StreamService } from './stream/stream-service.ts';
 import type { HealthService } from './http/health-service.ts';
+import type { ApprovalService } from './approvals/approval-service.ts';
+import type { ApprovalSweeper } from './approvals/approval-sweeper.ts';
 
 /** Every service the routes call, one level deep: `ctx.services.<name>`. */
 export interface AppServices {
@@ -43,6 +45,8 @@ export interface AppServices {
   siem: SiemService;
   stream: StreamService;
   health: HealthService;
+  /** Approval requests (approval actions, paused playbook runs); subject owners register `onResolved` handlers. */
+  approvals: ApprovalService;
 }
 
 /** The background services (all in `registry`, which starts them by role), and handles on the ones tests and benchmarks drive. */
@@ -58,6 +62,8 @@ export interface AppBackground {
   siem: SiemForwarding;
   /** The scan worker with its check pool and callbacks (worker role), the scheduler (scheduler role). */
   scans: ScanBackground;
+  /** Expires overdue approval requests and re-drives unhandled resolutions (worker role). */
+  approvals: ApprovalSweeper;
 }
 
 /** What route plugins and background roles are given: process-wide pieces at the top, services, background. */
