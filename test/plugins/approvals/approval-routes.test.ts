@@ -2,6 +2,7 @@ import test from 'ava';
 import type { NewApprovalRequest } from '../../../core/approvals/approval-types.ts';
 import type { Scope } from '../../../core/domain/scopes.ts';
 import { newId } from '../../../core/ids.ts';
+import { eventually } from '../../_helpers/harness/eventually.ts';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 let t0: TestApp;
@@ -166,4 +167,24 @@ test('bad input is 400 in the error shape and writes nothing', async (t) => {
   }
   t.is((await t0.ctx.db('approval_decisions').where({ request_id: req.id })).length, 0);
   t.is((await t0.request('GET', `/api/approvals/${req.id}`, { token })).body.data.status, 'pending');
+});
+
+test('the app runs the sweeper in the worker role: an overdue request expires and its handler runs', async (t) => {
+  t.true(t0.ctx.background.registry.forRoles(['worker']).some((s) => s.name === 'approvals'));
+  t.false(t0.ctx.background.registry.forRoles(['api']).some((s) => s.name === 'approvals'));
+  const { tenantId, token } = await t0.tenant();
+  const req = await open(tenantId, await person(tenantId, ['actions:execute'], false), { onExpiry: 'deny' });
+  // Already overdue: the first round of the loop finds it.
+  await t0.ctx.db('approval_requests').where({ id: req.id }).update({ expires_at: Date.now() - 1, due_at: Date.now() - 1 });
+  t0.ctx.background.approvals.start();
+  try {
+    const view = await eventually(async () => {
+      const res = await t0.request('GET', `/api/approvals/${req.id}`, { token });
+      return res.body.data.status !== 'pending' && res.body.data;
+    }, 10_000);
+    t.like(view, { status: 'denied', resolved_by: 'expiry' });
+    await eventually(async () => handled.includes(`${req.id}:denied`), 10_000);
+  } finally {
+    await t0.ctx.background.approvals.stop();
+  }
 });
