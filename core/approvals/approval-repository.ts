@@ -128,6 +128,16 @@ export const approvalRepository = {
     return approvalQueue.finish(db, id, token, { resolution_handled_at: now, due_at: null, updated_at: now });
   },
 
+  /** Nothing left to do for a row that was already handled (lets the lease go, leaves the row alone). */
+  async settle(db: Queryable, id: string, token: string): Promise<boolean> {
+    return approvalQueue.finish(db, id, token, { due_at: null });
+  },
+
+  /** A decision was recorded: the request's view changed. */
+  async touch(db: Queryable, id: string, now: number): Promise<void> {
+    await db('approval_requests').where({ id }).update({ updated_at: now });
+  },
+
   /** The handler failed: try again at `retryAt` (the lease is let go). */
   async retryLater(db: Queryable, id: string, token: string, retryAt: number): Promise<boolean> {
     return approvalQueue.finish(db, id, token, { due_at: retryAt });

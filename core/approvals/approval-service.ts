@@ -120,6 +120,7 @@ export class ApprovalService {
         if (isUniqueViolation(err)) throw new ConflictError('You have already decided on this approval request.', 'already_decided');
         throw err;
       }
+      await approvalRepository.touch(trx, id, now);
       const decisive = decision === 'deny' || (await approvalRepository.countApprovals(trx, id, true)) >= req.requiredApprovals;
       if (!decisive) return 'recorded';
       const status = decision === 'deny' ? 'denied' : 'approved';
@@ -190,7 +191,10 @@ export class ApprovalService {
   /** Calls the subject's handler while `token` holds the row; marks the resolution handled, or schedules a retry. */
   async #dispatch(id: string, token: string): Promise<void> {
     const req = await approvalRepository.find(this.#db, null, id);
-    if (!req || req.status === 'pending' || req.resolutionHandledAt !== null) return;
+    if (!req) return;
+    // Not ours to handle (still pending) or handled already: let the lease go, keep the row as it is.
+    if (req.status === 'pending') return void (await approvalRepository.release(this.#db, id, token));
+    if (req.resolutionHandledAt !== null) return void (await approvalRepository.settle(this.#db, id, token));
     const handler = this.#handlers.get(req.subject.kind);
     try {
       if (!handler) throw new Error(`no handler registered for subject kind "${req.subject.kind}"`);

@@ -34,8 +34,10 @@ test.serial('a quorum of distinct approvers resolves the request approved, and t
   t.is(req.status, 'pending');
   t.regex(req.id, /^apr_/);
   const a = principal(tenantId);
+  f.clock.now += 1000;
   const first = await f.service.decide(a, req.id, 'approve', 'looks right');
   t.is(first.status, 'pending');
+  t.is(first.updatedAt, f.clock.now);
   t.is(f.callsOf(req.id), 0);
   f.clock.now += 1000;
   const b = principal(tenantId);
