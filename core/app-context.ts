@@ -32,6 +32,8 @@ import type { CredentialStore } from './secrets/credential-store.ts';
 import type { ExecutionService } from './action-runs/execution-service.ts';
 import type { ExecutionControl } from './action-runs/execution-control.ts';
 import type { RunWorker } from './action-runs/run-worker.ts';
+import type { ApprovalService } from './approvals/approval-service.ts';
+import type { ApprovalSweeper } from './approvals/approval-sweeper.ts';
 
 /** Every service the routes call, one level deep: `ctx.services.<name>`. */
 export interface AppServices {
@@ -56,6 +58,8 @@ export interface AppServices {
   executions: ExecutionService;
   /** Cancels and approval outcomes of action runs. */
   executionControl: ExecutionControl;
+  /** Approval requests (approval actions, paused playbook runs); subject owners register `onResolved` handlers. */
+  approvals: ApprovalService;
 }
 
 /** The background services (all in `registry`, which starts them by role), and handles on the ones tests and benchmarks drive. */
@@ -73,6 +77,8 @@ export interface AppBackground {
   scans: ScanBackground;
   /** The action run worker (worker role). */
   actions: RunWorker;
+  /** Expires overdue approval requests and re-drives unhandled resolutions (worker role). */
+  approvals: ApprovalSweeper;
 }
 
 /** What route plugins and background roles are given: process-wide pieces at the top, services, background. */

@@ -34,6 +34,8 @@ import { VERSION } from './version.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.ts';
 import { BackgroundRegistry } from './work/background-registry.ts';
 import { ROLES, type Role } from './work/roles.ts';
+import { ApprovalService } from './approvals/approval-service.ts';
+import { ApprovalSweeper } from './approvals/approval-sweeper.ts';
 
 export interface AppOptions {
   /**
@@ -92,19 +94,22 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     const scans = createScanRuntime({ config, db, outbox, plugins, logger, findings, outbound, secretBox });
     const streamHub = new StreamHub({ db, bus, logger, pollIntervalMs: config.events.pollIntervalMs, gapGraceMs: config.events.gapGraceMs });
     const retention = new RetentionSweeper(db, config.retention, logger);
+    const approvals = new ApprovalService(db, logger);
+    const approvalSweeper = new ApprovalSweeper(approvals, logger);
     // Start order; the registry stops them in reverse.
     const registry = new BackgroundRegistry()
       .register({ name: 'stream-hub', roles: ['api'], start: () => streamHub.start(), stop: () => streamHub.stop() })
       .register(webhooks.background)
       .register({ name: 'siem', roles: ['worker'], start: () => siem.forwarding.start(), stop: () => siem.forwarding.stop() })
       .register({ name: 'exports', roles: ['worker'], start: () => exportWorker.start(), stop: () => exportWorker.stop() })
-      .register({ name: 'retention', roles: ['worker'], start: () => retention.start(), stop: () => retention.stop() });
+      .register({ name: 'retention', roles: ['worker'], start: () => retention.start(), stop: () => retention.stop() })
+      .register({ name: 'approvals', roles: ['worker'], start: () => approvalSweeper.start(), stop: () => approvalSweeper.stop() });
     for (const service of scans.background.services()) registry.register(service);
     const catalog = new ActionCatalog(db, { policy: outbound.policy, requireHttps: config.outbound.requireHttps });
     const credentials = new CredentialStore(db, secretBox);
     const assets = new AssetService(db, outbox, config.assets.network);
     const actionRuns = createActionRuntime({
-      config, db, outbox, logger, plugins, outbound, credentials,
+      config, db, outbox, logger, plugins, outbound, credentials, approvals,
       catalog: { forRun: (tenantId, actionId) => catalog.forRun(tenantId, actionId), validateParameters },
       asset: async (tenantId, id) => {
         const row = await assets.getRow(tenantId, id).catch(() => null);
@@ -142,8 +147,9 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         credentials,
         executions: actionRuns.executions,
         executionControl: actionRuns.control,
+        approvals,
       },
-      background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background, actions: actionRuns.worker },
+      background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background, actions: actionRuns.worker, approvals: approvalSweeper },
       version: VERSION,
       startedAt: Date.now(),
     };

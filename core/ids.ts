@@ -6,7 +6,8 @@ const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 /** Known id prefixes, one per record kind, so an id says what it names. */
 export type IdPrefix =
   | 'ten' | 'usr' | 'tok' | 'ast' | 'scn' | 'fnd' | 'act' | 'exe' | 'pbk' | 'pbx'
-  | 'whk' | 'dlv' | 'siem' | 'sch' | 'exp' | 'note' | 'ver' | 'job';
+  | 'whk' | 'dlv' | 'siem' | 'sch' | 'exp' | 'note' | 'ver' | 'job'
+  | 'apr' | 'apd';
 
 /**
  * A ULID with a kind prefix, e.g. `ast_01JD3...`: 48 bits of milliseconds then 80

@@ -47,12 +47,10 @@ export class ExecutionControl {
 
   /** The approval request of an approval action was decided (or expired): end the run accordingly. Idempotent. */
   async onApprovalResolved(request: ResolvedApproval): Promise<void> {
-    const executionId = request.subject?.id ?? request.subject_id;
-    if (!executionId) return;
-    const row = await executionRepository.getAny(this.deps.db, executionId);
+    const row = await executionRepository.getAny(this.deps.db, request.subject.id);
     if (!row || row.status !== 'pending' || row.wait_reason !== 'approval') return;
     const now = this.#now();
-    const expired = request.status === 'expired' || (request as { expired?: boolean }).expired === true;
+    const expired = request.resolvedBy === 'expiry';
     let ending: Ending;
     if (request.status === 'approved') ending = { status: 'completed', output: { decision: 'approved', approval_id: request.id, ...(expired ? { by_expiry: true } : {}) }, error: null };
     else if (request.status === 'denied') ending = { status: 'failed', output: { decision: 'denied', approval_id: request.id }, error: { code: expired ? 'approval_expired' : 'approval_denied', message: expired ? 'The approval request expired and was denied.' : 'The approval was denied.' } };

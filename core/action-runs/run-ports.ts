@@ -27,16 +27,16 @@ export interface ApprovalRequestInput {
   allowed?: { scopes?: string[]; user_ids?: string[] } | null;
   expiresInSeconds: number;
   onExpiry: 'fail' | 'approve' | 'deny';
-  requestedBy: { userId: string | null; tokenId: string };
+  requestedBy: { userId: string | null; tokenId: string | null };
 }
 
+/** What an approval outcome tells the run: `resolvedBy` says whether a person or the expiry decided. */
 export interface ResolvedApproval {
   id: string;
-  tenant_id?: string;
-  tenantId?: string;
+  tenantId: string;
   status: string;
-  subject_id?: string;
-  subject?: { kind: string; id: string };
+  subject: { kind: string; id: string };
+  resolvedBy: string | null;
 }
 
 export interface ApprovalPort {
