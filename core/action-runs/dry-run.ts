@@ -1,6 +1,7 @@
 import type { ActionVersion } from '../actions/action-version.ts';
 import type { ExecutorAsset } from '../plugin-api/index.ts';
 import { executorKindOf } from './executor-choice.ts';
+import { approversOf } from './approval-request.ts';
 import { runAttempt, type AttemptDeps } from './run-attempt.ts';
 import { RunLog } from './run-log.ts';
 import { SecretScrubber } from './secret-scrubber.ts';
@@ -34,7 +35,7 @@ function approvalPlan(action: ActionVersion): Record<string, unknown> {
     executor: 'approval',
     approval: {
       required_approvals: c.required_approvals ?? 1,
-      approvers: c.approvers ?? null,
+      approvers: approversOf(c.approvers as never),
       expires_in_seconds: c.expires_in_seconds ?? 86400,
       on_expiry: c.on_expiry ?? 'fail',
       message: c.message ?? `Approve running ${action.name}`,

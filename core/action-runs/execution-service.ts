@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Outbox } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import type { ExecutorAsset } from '../plugin-api/index.ts';
+import { approvalRequestFor } from './approval-request.ts';
 import { dryRun } from './dry-run.ts';
 import { executionRepository } from './execution-repository.ts';
 import type { NewExecution, Requester } from './execution-rows.ts';
@@ -104,7 +105,7 @@ export class ExecutionService {
     if (approval && !deps.approvals) throw new ConflictError('Approvals are not available in this server.', 'approvals_unavailable');
     await deps.outbox.transaction(async (uow) => {
       let approvalId: string | null = null;
-      if (approval) approvalId = (await deps.approvals!.request(this.#approvalRequest(who, action, base), uow.trx)).id;
+      if (approval) approvalId = (await deps.approvals!.request(approvalRequestFor(who, action, base), uow.trx)).id;
       await executionRepository.insert(uow.trx, { ...base, waitReason: approval ? 'approval' : null, approvalId });
       await uow.emit({
         tenantId: who.tenantId,
@@ -114,21 +115,6 @@ export class ExecutionService {
     });
     if (!approval) deps.wake();
     return { execution: await this.get(who.tenantId, base.id) };
-  }
-
-  #approvalRequest(who: Principal, action: ActionVersion, run: NewExecution) {
-    const c = action.config as { required_approvals?: number; approvers?: { scopes?: string[]; user_ids?: string[] }; expires_in_seconds?: number; on_expiry?: 'fail' | 'approve' | 'deny'; message?: string };
-    return {
-      tenantId: who.tenantId,
-      subject: { kind: 'action_execution', id: run.id },
-      message: c.message ?? `Approve running ${action.name}`,
-      details: { action_id: action.actionId, action_name: action.name, parameters: run.parameters, target: run.target, sandbox: run.sandbox },
-      requiredApprovals: c.required_approvals ?? 1,
-      allowed: c.approvers ?? null,
-      expiresInSeconds: c.expires_in_seconds ?? 86400,
-      onExpiry: c.on_expiry ?? 'fail',
-      requestedBy: { userId: who.userId, tokenId: who.tokenId },
-    };
   }
 
   async #dryRun(base: NewExecution, action: ActionVersion, values: Record<string, unknown>, refs: Record<string, string>, secrets: Record<string, string>, asset: ExecutorAsset | null): Promise<TriggerResult> {
