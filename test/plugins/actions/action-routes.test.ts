@@ -230,3 +230,14 @@ test('the catalog hands the run engine the active version, by id, version or nam
   await t.throwsAsync(t0.ctx.services.actions.forRunByVersion(tenantId, id, '9.9.9'), { message: /not found/ });
   await t.throwsAsync(t0.ctx.services.actions.forRun(other.tenantId, id), { message: /not found/ });
 });
+
+test('the OpenAPI document describes the catalog and credential routes', async (t) => {
+  const doc = (await t0.request('GET', '/api/openapi.json', { token: null })).body;
+  for (const [path, method] of [
+    ['/api/actions', 'get'], ['/api/actions', 'post'], ['/api/actions/{id}', 'get'], ['/api/actions/definitions', 'post'],
+    ['/api/actions/definitions/{id}/versions', 'post'], ['/api/actions/definitions/{id}/versions', 'get'], ['/api/actions/definitions/{id}', 'patch'],
+    ['/api/credentials', 'post'], ['/api/credentials/{name}', 'put'], ['/api/credentials/{name}', 'delete'],
+  ]) {
+    t.truthy(doc.paths?.[path]?.[method], `${method} ${path}`);
+  }
+});
