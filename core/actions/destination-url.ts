@@ -1,4 +1,4 @@
-import { AddressPolicy, ipLiteral } from '../outbound/address-policy.ts';
+import { ipLiteral, type AddressPolicy } from '../outbound/address-policy.ts';
 import { parseDestination } from '../outbound/destination-check.ts';
 import { OutboundError } from '../outbound/outbound-error.ts';
 import { fillPlaceholders } from './template-placeholders.ts';
@@ -18,8 +18,8 @@ export interface UrlProblem {
  * Registration-time check of an action's outbound URL, without network I/O (an action
  * is registered once and DNS changes anyway; the client checks every connection):
  * the form (http(s), no credentials, a host); an IP-literal host must be allowed by the
- * outbound policy; `https` is required (when `outbound.requireHttps`) unless the host
- * is an IP literal the admin allow-listed (`outbound.allowPrivateCidrs`). Templated URLs
+ * outbound policy (`outbound.allowPrivateCidrs` admits private ranges); `https` is
+ * required when `outbound.requireHttps` is on, as the client requires it. Templated URLs
  * may hold placeholders in the path and query, never in the scheme, host or port.
  */
 export function urlProblem(raw: string, rules: UrlRules, templated: boolean): UrlProblem | null {
@@ -37,7 +37,8 @@ export function urlProblem(raw: string, rules: UrlRules, templated: boolean): Ur
   const literal = ipLiteral(url.hostname);
   const refused = literal ? rules.policy.refusal(literal) : null;
   if (literal && refused) return { code: 'url_not_allowed', message: `${url.hostname} is a ${refused} address, which is not allowed` };
-  const allowListed = literal !== null && AddressPolicy.rangeOf(literal) !== 'unicast';
-  if (url.protocol !== 'https:' && rules.requireHttps && !allowListed) return { code: 'https_required', message: 'the URL must use https' };
+  // The outbound client refuses plain http under the same setting, so an action that
+  // would only ever fail is refused at registration.
+  if (url.protocol !== 'https:' && rules.requireHttps) return { code: 'https_required', message: 'the URL must use https' };
   return null;
 }

@@ -145,10 +145,13 @@ test('bad input is a clear 400 and writes nothing', async (t) => {
   t.is(await countActions(tenantId), 0);
 });
 
-test('an allow-listed private address may be used, over http too (test config allows loopback)', async (t) => {
+test('an allow-listed private address may be used over https; plain http is refused as the client would refuse it', async (t) => {
   const { token } = await t0.tenant();
-  const res = await t0.request('POST', '/api/actions', { token, payload: webhookAction({ config: { url: 'http://127.0.0.1:9/x/{{ ip }}' } }) });
+  const res = await t0.request('POST', '/api/actions', { token, payload: webhookAction({ config: { url: 'https://127.0.0.1:9/x/{{ ip }}' } }) });
   t.is(res.statusCode, 201, res.raw);
+  const http = await t0.request('POST', '/api/actions', { token, payload: webhookAction({ name: 'plain-http', config: { url: 'http://127.0.0.1:9/x/{{ ip }}' } }) });
+  t.is(http.statusCode, 400, http.raw);
+  t.is(http.body.error.code, 'https_required');
 });
 
 test('same name in a tenant is 409; another tenant may reuse it', async (t) => {
