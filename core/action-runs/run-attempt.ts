@@ -88,7 +88,8 @@ export async function runAttempt(input: AttemptInput, deps: AttemptDeps): Promis
   else input.signal.addEventListener('abort', onOuter, { once: true });
   const timer = setTimeout(() => {
     timedOut = true;
-    local.abort('timeout');
+    // A TimeoutError reason lets executors tell a timeout from a cancel.
+    local.abort(new DOMException(`The action did not finish within ${input.action.timeoutSeconds} s.`, 'TimeoutError'));
   }, timeoutMs);
   let grace: NodeJS.Timeout | undefined;
   const log = input.log.write;

@@ -105,5 +105,13 @@ export async function loadPlugins(config: Config['plugins'], root = PROJECT_ROOT
     if (seen.has(e.plugin.name)) throw new PluginLoadError(`Two plugins are named "${e.plugin.name}"; plugin names must be unique.`);
     seen.add(e.plugin.name);
   }
+  // The engine finds an executor by kind: two of one kind would make the choice arbitrary.
+  const kinds = new Map<string, string>();
+  for (const e of entries) {
+    if (e.plugin.kind !== 'executor') continue;
+    const other = kinds.get(e.plugin.executorKind);
+    if (other) throw new PluginLoadError(`Plugins "${other}" and "${e.plugin.name}" are both executors of kind "${e.plugin.executorKind}"; load only one (leave the built-in out of plugins.builtin to replace it).`);
+    kinds.set(e.plugin.executorKind, e.plugin.name);
+  }
   return new PluginRegistry(entries);
 }

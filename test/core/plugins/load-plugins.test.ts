@@ -58,7 +58,7 @@ test('refuses bad plugins at start-up with an error naming them', async (t) => {
     [external(dir, 'rampart-scanner-fixture', ['net:outbound'], { colour: 'red' }), /colour is not allowed/],
   ];
   writePlugin(dir, 'future.js', { name: 'future', apiVersion: '^2.0.0' });
-  cases.push([external(dir, './future.js', []), /\(future\) needs plugin API \^2\.0\.0; this Rampart provides 1\.2\.0/]);
+  cases.push([external(dir, './future.js', []), /\(future\) needs plugin API \^2\.0\.0; this Rampart provides 1\.3\.0/]);
   writePlugin(dir, 'nameless.js', { name: 'Bad Name!' });
   cases.push([external(dir, './nameless.js', []), /Invalid plugin "\.\/nameless\.js".*name/]);
   writePlugin(dir, 'kindless.js', { kind: 'teapot' });
@@ -91,6 +91,17 @@ test('loads third-party executor and forwarder packages by name, found by execut
   t.deepEqual(registry.forwarderFor('fixture_json')?.options, { sd_id: 'fixture@32473' }, 'option defaults applied');
   const ungranted = { ...executor, capabilities: ['net:outbound', 'secrets:read'] };
   await t.throwsAsync(loadPlugins({ builtin: [], baseDir: dir, external: [ungranted] }), { instanceOf: PluginLoadError, message: /\(fixture-notify\) requires capabilities not granted by the admin: exec:sandbox/ });
+});
+
+test('two executors of one kind stop start-up; leaving the built-in out lets a third party take its kind', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'rampart-plugins-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const body = { kind: 'executor', name: 'my-remote', version: '1.0.0', apiVersion: '^1.3.0', description: 'x', capabilities: [], executorKind: 'remote' };
+  writeFileSync(join(dir, 'my-remote.js'), `export default { ...${JSON.stringify(body)}, run: async () => ({ status: 'completed', output: {} }) };\n`);
+  const mine = { module: './my-remote.js', capabilities: [], options: {} };
+  await t.throwsAsync(loadPlugins({ builtin: ['remote'], baseDir: dir, external: [mine] }), { instanceOf: PluginLoadError, message: /"remote" and "my-remote" are both executors of kind "remote"/ });
+  const registry = await loadPlugins({ builtin: ['local'], baseDir: dir, external: [mine] });
+  t.is(registry.executorFor('remote')?.plugin.name, 'my-remote');
 });
 
 test('GET /api/plugins lists loaded plugins with secret options redacted', async (t) => {
