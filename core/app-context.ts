@@ -27,6 +27,7 @@ import type { WebhookBackground } from './webhooks/webhook-runtime.ts';
 import type { BackgroundRegistry } from './work/background-registry.ts';
 import type { StreamService } from './stream/stream-service.ts';
 import type { HealthService } from './http/health-service.ts';
+import type { AgentService } from './agents/agent-service.ts';
 
 /** Every service the routes call, one level deep: `ctx.services.<name>`. */
 export interface AppServices {
@@ -43,6 +44,8 @@ export interface AppServices {
   siem: SiemService;
   stream: StreamService;
   health: HealthService;
+  /** On-site execution agents: admin, agent protocol, and dispatch for `ctx.agents` (core/agents/agent-handle.ts). */
+  agents: AgentService;
 }
 
 /** The background services (all in `registry`, which starts them by role), and handles on the ones tests and benchmarks drive. */

@@ -30,6 +30,8 @@ import { VERSION } from './version.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.ts';
 import { BackgroundRegistry } from './work/background-registry.ts';
 import { ROLES, type Role } from './work/roles.ts';
+import { AgentService } from './agents/agent-service.ts';
+import { agentSettingsOf } from './agents/agent-settings.ts';
 
 export interface AppOptions {
   /**
@@ -117,6 +119,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         siem: siem.service,
         stream: new StreamService(db),
         health: new HealthService(db),
+        agents: new AgentService(db, secretBox, agentSettingsOf(config.executors.agent)),
       },
       background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background },
       version: VERSION,
