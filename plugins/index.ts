@@ -1,6 +1,7 @@
 import type { Plugin } from '@hapi/hapi';
 import type { AppContext } from '../core/app-context.ts';
 import { adminPlugin } from './admin/index.ts';
+import { agentsPlugin } from './agents/index.ts';
 import { assetsPlugin } from './assets/index.ts';
 import { authPlugin } from './auth/index.ts';
 import { docsPlugin } from './docs/index.ts';
@@ -14,4 +15,4 @@ import { streamPlugin } from './stream/index.ts';
 import { webhooksPlugin } from './webhooks/index.ts';
 
 /** Every API area, in registration order: core/main.ts (and the test harness) hand this list to createApp. */
-export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, findingExportsPlugin, scansPlugin, webhooksPlugin, streamPlugin, siemPlugin, docsPlugin];
+export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, findingExportsPlugin, scansPlugin, webhooksPlugin, streamPlugin, siemPlugin, agentsPlugin, docsPlugin];
