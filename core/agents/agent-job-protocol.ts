@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError } from '../errors.ts';
 import { claimToken } from '../work/instance-id.ts';
 import type { AgentJobCodec, AgentJobOutcome, AgentLogLine } from './agent-job-codec.ts';
 import { agentJobRepository } from './agent-job-repository.ts';
+import { agentRepository } from './agent-repository.ts';
 import type { AgentSettings } from './agent-settings.ts';
 import type { AgentWakeups } from './agent-wakeups.ts';
 import { TERMINAL_JOB_STATUSES, type AgentJobRecord, type AgentPrincipal, type ClaimedJob } from './agent-views.ts';
@@ -32,7 +33,12 @@ export class AgentJobProtocol {
       if (signal?.aborted || this.wakeups.closed) return null;
       const now = this.clock();
       const job = await agentJobRepository.claim(this.db, agent, claimToken('agj'), now, this.settings.leaseMs);
-      if (job) return this.#claimed(job, now);
+      if (job) {
+        // Revoked during the long poll: the job goes back to the queue, unseen.
+        if ((await agentRepository.findById(this.db, agent.tenantId, agent.id))?.revokedAt == null) return this.#claimed(job, now);
+        await agentJobRepository.releaseAgent(this.db, agent.id, this.clock());
+        return null;
+      }
       const left = deadline - this.clock();
       if (left <= 0) return null;
       await this.wakeups.sleep(Math.min(left, this.settings.pollIntervalMs), signal);

@@ -27,7 +27,7 @@ export const DEFAULT_AGENT_SETTINGS: AgentSettings = {
   pollIntervalMs: 200,
   maxWaitSeconds: 30,
   onlineWindowMs: 60_000,
-  timeoutGraceMs: 2_000,
+  timeoutGraceMs: 1_000,
   maxLogLines: 1_000,
 };
 

@@ -213,3 +213,20 @@ test.serial('names are unique per tenant and validated', async (t) => {
   await t.notThrowsAsync(service.register(b.tenantId, { name: 'dup' }));
   t.is(await service.authenticate('rmpa_unknown'), null);
 });
+
+test.serial('a long poll ends on shutdown, and an agent revoked during its long poll takes nothing', async (t) => {
+  const a = await t0.tenant();
+  const own = new AgentService(t0.ctx.db, t0.ctx.secretBox, { pollIntervalMs: 20, maxWaitSeconds: 30 });
+  const { token } = await own.register(a.tenantId, { name: 'poller' });
+  const principal = (await own.authenticate(token))!;
+  const waiting = own.claim(principal, 30_000);
+  own.interruptWaits();
+  t.is(await waiting, null);
+  const revokedMidPoll = (await agent(a.tenantId, 'midpoll')).principal;
+  const poll = service.claim(revokedMidPoll, 2000);
+  await service.revoke(a.tenantId, revokedMidPoll.id);
+  const r = run(a.tenantId, { timeoutMs: 400 });
+  const done = service.dispatch(r, job('midpoll'));
+  t.is(await poll, null);
+  t.like(await done, { status: 'timed_out', error: { code: 'no_agent' } });
+});
