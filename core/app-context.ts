@@ -34,6 +34,7 @@ import type { ExecutionControl } from './action-runs/execution-control.ts';
 import type { RunWorker } from './action-runs/run-worker.ts';
 import type { ApprovalService } from './approvals/approval-service.ts';
 import type { ApprovalSweeper } from './approvals/approval-sweeper.ts';
+import type { AgentService } from './agents/agent-service.ts';
 
 /** Every service the routes call, one level deep: `ctx.services.<name>`. */
 export interface AppServices {
@@ -60,6 +61,8 @@ export interface AppServices {
   executionControl: ExecutionControl;
   /** Approval requests (approval actions, paused playbook runs); subject owners register `onResolved` handlers. */
   approvals: ApprovalService;
+  /** On-site execution agents: admin, agent protocol, and dispatch for `ctx.agents` (core/agents/agent-handle.ts). */
+  agents: AgentService;
 }
 
 /** The background services (all in `registry`, which starts them by role), and handles on the ones tests and benchmarks drive. */

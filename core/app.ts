@@ -36,6 +36,9 @@ import { BackgroundRegistry } from './work/background-registry.ts';
 import { ROLES, type Role } from './work/roles.ts';
 import { ApprovalService } from './approvals/approval-service.ts';
 import { ApprovalSweeper } from './approvals/approval-sweeper.ts';
+import { AgentService } from './agents/agent-service.ts';
+import { agentSettingsOf } from './agents/agent-settings.ts';
+import { createAgentHandle } from './agents/agent-handle.ts';
 
 export interface AppOptions {
   /**
@@ -75,7 +78,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     // `executors.<name>` is the admin's place for a built-in executor's settings; an entry
     // in plugins.builtinOptions for the same plugin wins key by key.
     const executorSettings = Object.fromEntries(
-      (['local', 'notification', 'agent'] as const).filter((n) => Object.keys(config.executors[n]).length > 0).map((n) => [n, { ...config.executors[n], ...(config.plugins.builtinOptions?.[n] ?? {}) }]),
+      (['local', 'script', 'notification', 'agent'] as const).filter((n) => Object.keys(config.executors[n]).length > 0).map((n) => [n, { ...config.executors[n], ...(config.plugins.builtinOptions?.[n] ?? {}) }]),
     );
     const plugins = await loadPlugins({ ...config.plugins, builtinOptions: { ...config.plugins.builtinOptions, ...executorSettings } });
     const bus = new EventBus();
@@ -108,8 +111,10 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     const catalog = new ActionCatalog(db, { policy: outbound.policy, requireHttps: config.outbound.requireHttps });
     const credentials = new CredentialStore(db, secretBox);
     const assets = new AssetService(db, outbox, config.assets.network);
+    const agents = new AgentService(db, secretBox, agentSettingsOf(config.executors.agent));
     const actionRuns = createActionRuntime({
       config, db, outbox, logger, plugins, outbound, credentials, approvals,
+      agents: (run) => createAgentHandle(agents, run),
       catalog: { forRun: (tenantId, actionId) => catalog.forRun(tenantId, actionId), validateParameters },
       asset: async (tenantId, id) => {
         const row = await assets.getRow(tenantId, id).catch(() => null);
@@ -148,6 +153,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         executions: actionRuns.executions,
         executionControl: actionRuns.control,
         approvals,
+        agents,
       },
       background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background, actions: actionRuns.worker, approvals: approvalSweeper },
       version: VERSION,

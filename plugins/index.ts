@@ -2,6 +2,7 @@ import type { Plugin } from '@hapi/hapi';
 import type { AppContext } from '../core/app-context.ts';
 import { adminPlugin } from './admin/index.ts';
 import { approvalsPlugin } from './approvals/index.ts';
+import { agentsPlugin } from './agents/index.ts';
 import { assetsPlugin } from './assets/index.ts';
 import { authPlugin } from './auth/index.ts';
 import { docsPlugin } from './docs/index.ts';
@@ -18,4 +19,4 @@ import { credentialsPlugin } from './credentials/index.ts';
 import { actionRunsPlugin } from './action-runs/index.ts';
 
 /** Every API area, in registration order: core/main.ts (and the test harness) hand this list to createApp. */
-export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, findingExportsPlugin, scansPlugin, webhooksPlugin, streamPlugin, siemPlugin, actionsPlugin, actionRunsPlugin, credentialsPlugin, approvalsPlugin, docsPlugin];
+export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, findingExportsPlugin, scansPlugin, webhooksPlugin, streamPlugin, siemPlugin, actionsPlugin, actionRunsPlugin, credentialsPlugin, approvalsPlugin, agentsPlugin, docsPlugin];
