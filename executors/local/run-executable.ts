@@ -82,7 +82,14 @@ export async function runExecutable(o: RunExecutableOptions): Promise<ExecutorRe
 
 function supervise(o: RunExecutableOptions, command: string, args: string[], home: string): Promise<ExecutorResult> {
   return new Promise((settle) => {
-    const child = spawn(command, args, { cwd: home, env: executableEnv(o, home), shell: false, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(command, args, { cwd: home, env: executableEnv(o, home), shell: false, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    } catch (err) {
+      // Synchronous refusals (an environment value holding NUL, …) are a failed run, not a crash.
+      settle({ status: 'failed', output: {}, error: { code: 'spawn_failed', message: `the executable could not be started: ${(err as NodeJS.ErrnoException).code ?? 'invalid arguments'}` } });
+      return;
+    }
     const stderr = new StderrLines(o.maxLogLines ?? 1000, o.onLog);
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -101,17 +108,17 @@ function supervise(o: RunExecutableOptions, command: string, args: string[], hom
     const timer = setTimeout(() => terminate('timeout'), o.timeoutMs);
     o.signal.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
       if (bytes >= o.maxOutputBytes) return;
       const room = o.maxOutputBytes - bytes;
       chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
       bytes += Math.min(chunk.length, room);
       if (chunk.length > room) terminate('too_large');
     });
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
     // A program that never reads stdin (or exits early) makes the write fail with EPIPE: not our concern.
-    child.stdin.on('error', () => {});
-    child.stdin.end(JSON.stringify(o.params));
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(JSON.stringify(o.params));
 
     child.on('error', (err) => {
       spawnError = err;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { alive, eventually, scriptsDir, type ScriptsDir } from './scripts-dir.ts
 
 let scripts: ScriptsDir;
 let outside: string;
+const pidFile = join(tmpdir(), `rampart-pids-${process.pid}`);
 
 test.before(async () => {
   scripts = await scriptsDir();
@@ -19,6 +20,8 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await scripts.remove();
+  await rm(outside, { force: true });
+  await rm(pidFile, { force: true });
 });
 
 function run(target: string, over: Partial<RunExecutableOptions> = {}): Promise<{ result: Awaited<ReturnType<typeof runExecutable>>; logs: Array<{ level: LogLevel; message: string }> }> {
@@ -122,7 +125,6 @@ test('stdout beyond the limit is cut, flagged, and the process is stopped', asyn
 });
 
 test('on timeout the whole process group is killed, grandchildren included, and the run is timed_out', async (t) => {
-  const pidFile = join(scripts.dir, '..', `rampart-pids-${process.pid}`);
   const name = await scripts.add('hang.sh', `#!/bin/bash
 trap '' TERM
 sleep 1000 &
@@ -173,6 +175,8 @@ test('a file that cannot be executed (no shebang, bad interpreter) fails with sp
   const { result } = await run(name);
   t.is(result.status, 'failed');
   t.is(result.error?.code, 'spawn_failed');
+  const nul = await run(await scripts.add('fine.sh', '#!/bin/bash\necho \'{"status":"success"}\'\n'), { env: { BAD: 'a\0b' } });
+  t.is(nul.result.error?.code, 'spawn_failed', 'an environment value holding NUL is refused, not thrown');
 });
 
 test('sandbox runs get RAMPART_SANDBOX=1 and, where unshare works, no network', async (t) => {

@@ -6,7 +6,9 @@ import script from '../../../executors/script/index.ts';
 // The escape suite: untrusted source trying to reach the host, hang it, or exhaust it.
 // Each attempt must end `failed` or `timed_out` with a clear error; the host stays
 // healthy (checked at the end). Small limits keep the suite fast.
-const LIMITS = { timeoutMs: 500, settings: { memoryMb: 16 } };
+const LIMITS = { timeoutMs: 5000, settings: { memoryMb: 16 } };
+// Runs that must hang get a short limit; the others a long one, so load on the machine cannot fail them.
+const HANG = { timeoutMs: 300 };
 
 async function attempt(source: string, o: MockExecutorOptions = {}): Promise<ExecutorResult & { logs: number }> {
   const ctx = mockExecutorContext({ ...LIMITS, http: () => ({ statusCode: 200, body: 'ok' }), ...o, config: { source } });
@@ -69,29 +71,30 @@ test('process, require, import(), timers and the host functions are absent from 
 });
 
 test('an infinite loop is timed_out', async (t) => {
-  contained(t, await attempt(`while (true) {}`), 'timed_out', 'timeout', /did not finish within 500 ms/);
+  contained(t, await attempt(`while (true) {}`, HANG), 'timed_out', 'timeout', /did not finish within 300 ms/);
 });
 
 test('an async infinite loop with awaits is timed_out', async (t) => {
-  contained(t, await attempt(`for (;;) await null;`), 'timed_out', 'timeout');
+  contained(t, await attempt(`for (;;) await null;`, HANG), 'timed_out', 'timeout');
 });
 
 test('a promise that never settles is timed_out', async (t) => {
-  contained(t, await attempt(`await new Promise(() => {});`), 'timed_out', 'timeout');
+  contained(t, await attempt(`await new Promise(() => {});`, HANG), 'timed_out', 'timeout');
 });
 
 test('Atomics.wait on a SharedArrayBuffer is timed_out', async (t) => {
-  contained(t, await attempt(`Atomics.wait(new Int32Array(new SharedArrayBuffer(16)), 0, 0); return 1;`), 'timed_out', 'timeout');
+  contained(t, await attempt(`Atomics.wait(new Int32Array(new SharedArrayBuffer(16)), 0, 0); return 1;`, HANG), 'timed_out', 'timeout');
 });
 
 test('a memory bomb is failed with memory_limit', async (t) => {
-  contained(t, await attempt(`const a = []; for (;;) a.push(new Array(1e6).fill(1));`), 'failed', 'memory_limit', /memory limit/);
+  // A generous time limit: under load the bomb must still hit the heap limit first.
+  contained(t, await attempt(`const a = []; for (;;) a.push(new Array(1e6).fill(1));`, { timeoutMs: 20_000 }), 'failed', 'memory_limit', /memory limit/);
 });
 
 test('a huge return value is failed, never handed to the host', async (t) => {
-  const r = await attempt(`return 'x'.repeat(50e6);`, { settings: { memoryMb: 256 }, timeoutMs: 3000 });
+  const r = await attempt(`return 'x'.repeat(50e6);`, { settings: { memoryMb: 256 }, timeoutMs: 20_000 });
   contained(t, r, 'failed', 'output_too_large', /larger than 1048576 bytes/);
-  const small = await attempt(`return 'x'.repeat(5000);`, { settings: { maxOutputBytes: 1024 } });
+  const small = await attempt(`return 'x'.repeat(5000);`, { settings: { maxOutputBytes: 1024 }, timeoutMs: 20_000 });
   contained(t, small, 'failed', 'output_too_large');
 });
 
@@ -100,13 +103,13 @@ test('deep recursion is failed with a RangeError', async (t) => {
 });
 
 test('calling log 100k times keeps the bounded number of lines and one WARN', async (t) => {
-  const r = await attempt(`for (let i = 0; i < 100000; i++) log('INFO', 'spam ' + i); return 'done';`, { timeoutMs: 5000 });
+  const r = await attempt(`for (let i = 0; i < 100000; i++) log('INFO', 'spam ' + i); return 'done';`, { timeoutMs: 20_000 });
   t.is(r.status, 'completed');
   t.is(r.logs, 1001);
 });
 
 test('log with a 50 MB message is cut inside the isolate', async (t) => {
-  const ctx = mockExecutorContext({ timeoutMs: 5000, settings: { memoryMb: 256 }, config: { source: `log('INFO', 'y'.repeat(50e6)); return 1;` } });
+  const ctx = mockExecutorContext({ timeoutMs: 20_000, settings: { memoryMb: 256 }, config: { source: `log('INFO', 'y'.repeat(50e6)); return 1;` } });
   const r = await script.run(ctx);
   t.is(r.status, 'completed');
   t.is(ctx.logs[0]!.message.length, 4000);
@@ -127,7 +130,7 @@ test('re-entrancy: log while an http call is in flight, and inside its continuat
 });
 
 test('huge arguments to http are refused inside the isolate', async (t) => {
-  const ctx = mockExecutorContext({ ...LIMITS, settings: { memoryMb: 256 }, timeoutMs: 3000, http: () => ({ statusCode: 200 }), config: { source: `return await http({ url: 'https://a.test', method: 'POST', body: 'z'.repeat(20e6) });` } });
+  const ctx = mockExecutorContext({ ...LIMITS, settings: { memoryMb: 256 }, timeoutMs: 20_000, http: () => ({ statusCode: 200 }), config: { source: `return await http({ url: 'https://a.test', method: 'POST', body: 'z'.repeat(20e6) });` } });
   const r = await script.run(ctx);
   contained(t, r, 'failed', 'script_error', /RangeError: http: body larger than 1048576/);
   t.deepEqual(ctx.httpCalls, []);
