@@ -46,7 +46,7 @@ export function runRoutes(ctx: AppContext): ServerRoute[] {
           'dry_run: 200 with `plan` (exactly what would run: the rendered request or command and its stdin, secrets as ********); the run record is kept with status completed (or failed when the plan cannot be made) and no event is emitted.',
         ].join('\n\n'),
         plugins: { rampart: { errors: [404, 409] } },
-        validate: { params: actionIdParams, payload: triggerPayload },
+        validate: { params: actionIdParams, query: Joi.object({}), payload: triggerPayload },
         response: { status: { 200: dataOf(triggerResultSchema, 'ActionDryRunResponse'), 202: dataOf(triggerResultSchema, 'ActionTriggerResponse') } },
       },
       handler: async (request, h) => {
@@ -64,7 +64,7 @@ export function runRoutes(ctx: AppContext): ServerRoute[] {
         description: 'Run an action and wait for its result',
         notes: `Like trigger (target optional), but waits up to ${ctx.config.executors.executeWaitMs / 1000} s for the run to end: 200 with the whole execution record (output, error, logs) when it ended, else 202 with the record as it stands. Meant for testing actions, especially with \`sandbox: true\`. dry_run answers 200 with the plan in \`output.plan\`.`,
         plugins: { rampart: { errors: [404, 409] } },
-        validate: { params: actionIdParams, payload: executePayload },
+        validate: { params: actionIdParams, query: Joi.object({}), payload: executePayload },
         response: { status: { 200: dataOf(executionSchema, 'ActionExecuteResponse'), 202: dataOf(executionSchema, 'ActionExecuteAccepted') } },
       },
       handler: async (request, h) => {
@@ -132,7 +132,7 @@ export function runRoutes(ctx: AppContext): ServerRoute[] {
         description: 'Cancel an execution',
         notes: 'A pending run (queued, waiting for a retry or for approval) is cancelled at once (event action.failed with status cancelled; its approval request is cancelled too). A running one is asked to stop: the answer is 202 with `cancel_requested: true`, and it ends `cancelled` within a heartbeat (local executables are killed with their process group). An ended run answers 409 execution_finished.',
         plugins: { rampart: { errors: [404, 409] } },
-        validate: { params: executionIdParams },
+        validate: { params: executionIdParams, query: Joi.object({}), payload: Joi.object({}).allow(null) },
         response: { status: { 202: dataOf(executionSchema, 'ActionCancelResponse') } },
       },
       handler: async (request, h) => {

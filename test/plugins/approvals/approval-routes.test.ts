@@ -10,8 +10,8 @@ let seq = 0;
 
 test.before(async () => {
   t0 = await createTestApp();
-  // The action engine owns this kind; here the handler only records what resolved.
-  t0.ctx.services.approvals.onResolved('action_execution', async (r) => void handled.push(`${r.id}:${r.status}`));
+  // A subject kind of this test's own (the action engine owns action_execution): the handler records what resolved.
+  t0.ctx.services.approvals.onResolved('route_test', async (r) => void handled.push(`${r.id}:${r.status}`));
 });
 test.after.always(async () => {
   await t0?.close();
@@ -32,7 +32,7 @@ async function person(tenantId: string, scopes: Scope[], user = true): Promise<P
 
 async function open(tenantId: string, requester: Person, o: Partial<NewApprovalRequest> = {}) {
   return t0.ctx.services.approvals.request({
-    tenantId, subject: { kind: 'action_execution', id: newId('exe') }, message: 'Run block-ip on 203.0.113.9?', details: { ip: '203.0.113.9' },
+    tenantId, subject: { kind: 'route_test', id: newId('exe') }, message: 'Run block-ip on 203.0.113.9?', details: { ip: '203.0.113.9' },
     requiredApprovals: 1, expiresInSeconds: 3600, onExpiry: 'fail', requestedBy: { userId: requester.userId, tokenId: requester.tokenId }, ...o,
   });
 }
@@ -45,7 +45,7 @@ test('the view: every field, decisions with who and when, and the approve route 
   const first = await t0.request('POST', `/api/approvals/${req.id}/approve`, { token: ana.token, payload: { comment: 'checked the asset' } });
   t.is(first.statusCode, 200, first.raw);
   t.like(first.body.data, {
-    id: req.id, status: 'pending', subject: { kind: 'action_execution', id: req.subject.id }, message: 'Run block-ip on 203.0.113.9?',
+    id: req.id, status: 'pending', subject: { kind: 'route_test', id: req.subject.id }, message: 'Run block-ip on 203.0.113.9?',
     details: { ip: '203.0.113.9' }, required_approvals: 2, approvals_count: 1, allowed: { scopes: ['actions:execute', 'playbooks:run'] },
     requested_by: { user_id: requester.userId, token_id: requester.tokenId }, on_expiry: 'fail', resolved_at: null, resolved_by: null,
   });
