@@ -78,7 +78,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     // `executors.<name>` is the admin's place for a built-in executor's settings; an entry
     // in plugins.builtinOptions for the same plugin wins key by key.
     const executorSettings = Object.fromEntries(
-      (['local', 'script', 'notification', 'agent'] as const).filter((n) => Object.keys(config.executors[n]).length > 0).map((n) => [n, { ...config.executors[n], ...(config.plugins.builtinOptions?.[n] ?? {}) }]),
+      (['local', 'script', 'notification', 'agent'] as const).filter((n) => Object.keys(config.executors[n]).length > 0 && (config.plugins.builtin === 'all' || config.plugins.builtin.includes(n))).map((n) => [n, { ...config.executors[n], ...(config.plugins.builtinOptions?.[n] ?? {}) }]),
     );
     const plugins = await loadPlugins({ ...config.plugins, builtinOptions: { ...config.plugins.builtinOptions, ...executorSettings } });
     const bus = new EventBus();
