@@ -32,6 +32,7 @@ import type { CredentialStore } from './secrets/credential-store.ts';
 import type { ExecutionService } from './action-runs/execution-service.ts';
 import type { ExecutionControl } from './action-runs/execution-control.ts';
 import type { RunWorker } from './action-runs/run-worker.ts';
+import type { FinishHooks } from './action-runs/finish-hooks.ts';
 import type { ApprovalService } from './approvals/approval-service.ts';
 import type { ApprovalSweeper } from './approvals/approval-sweeper.ts';
 import type { AgentService } from './agents/agent-service.ts';
@@ -59,6 +60,8 @@ export interface AppServices {
   executions: ExecutionService;
   /** Cancels and approval outcomes of action runs. */
   executionControl: ExecutionControl;
+  /** Parents of action runs (playbook steps) register finish hooks here. */
+  actionHooks: FinishHooks;
   /** Approval requests (approval actions, paused playbook runs); subject owners register `onResolved` handlers. */
   approvals: ApprovalService;
   /** On-site execution agents: admin, agent protocol, and dispatch for `ctx.agents` (core/agents/agent-handle.ts). */

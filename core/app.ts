@@ -115,7 +115,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     const actionRuns = createActionRuntime({
       config, db, outbox, logger, plugins, outbound, credentials, approvals,
       agents: (run) => createAgentHandle(agents, run),
-      catalog: { forRun: (tenantId, actionId) => catalog.forRun(tenantId, actionId), validateParameters },
+      catalog: { forRun: (tenantId, actionId) => catalog.forRun(tenantId, actionId), forRunByVersion: (tenantId, actionId, version) => catalog.forRunByVersion(tenantId, actionId, version), validateParameters },
       asset: async (tenantId, id) => {
         const row = await assets.getRow(tenantId, id).catch(() => null);
         return row ? { id: row.id, type: row.type, value: row.name, name: row.name } : null;
@@ -152,6 +152,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         credentials,
         executions: actionRuns.executions,
         executionControl: actionRuns.control,
+        actionHooks: actionRuns.hooks,
         approvals,
         agents,
       },

@@ -9,7 +9,7 @@ export function approversOf(a: { scopes?: string[]; user_ids?: string[] } | unde
 }
 
 /** The approval request an approval action's run waits on, from the action's config. */
-export function approvalRequestFor(who: { tenantId: string; userId: string | null; tokenId: string }, action: ActionVersion, run: Pick<NewExecution, 'id' | 'parameters' | 'target' | 'sandbox'>): ApprovalRequestInput {
+export function approvalRequestFor(who: { tenantId: string; userId: string | null; tokenId: string | null }, action: ActionVersion, run: Pick<NewExecution, 'id' | 'parameters' | 'target' | 'sandbox'>): ApprovalRequestInput {
   const c = action.config as { required_approvals?: number; approvers?: { scopes?: string[]; user_ids?: string[] }; expires_in_seconds?: number; on_expiry?: 'fail' | 'approve' | 'deny'; message?: string };
   return {
     tenantId: who.tenantId,

@@ -6,11 +6,13 @@ import { executionRepository } from './execution-repository.ts';
 import { FINAL_STATUSES, type ExecutionRow } from './execution-rows.ts';
 import { finishExecution, type Ending } from './execution-finish.ts';
 import type { ApprovalPort, ResolvedApproval } from './run-ports.ts';
+import type { FinishHooks } from './finish-hooks.ts';
 
 export interface ExecutionControlDeps {
   db: Db;
   outbox: Outbox<EventPayloads>;
   approvals?: ApprovalPort;
+  hooks?: FinishHooks;
   clock?: () => number;
 }
 
@@ -39,7 +41,7 @@ export class ExecutionControl {
       return this.cancel(tenantId, executionId);
     }
     const ending: Ending = { status: 'cancelled', output: null, error: { code: 'cancelled', message: 'The run was cancelled before it started.' } };
-    const done = await finishExecution(this.deps.outbox, row, { from: { status: 'pending' } }, ending, [line(row, 'WARN', 'cancelled before it started', now)], now);
+    const done = await finishExecution(this.deps.outbox, row, { from: { status: 'pending' } }, ending, [line(row, 'WARN', 'cancelled before it started', now)], now, this.deps.hooks);
     // Claimed or decided meanwhile: look again (it is running now, or already ended).
     if (!done) return this.cancel(tenantId, executionId);
     if (row.approval_id && this.deps.approvals) await this.deps.approvals.cancel(tenantId, row.approval_id, 'the action run was cancelled');
@@ -57,7 +59,7 @@ export class ExecutionControl {
     else if (request.status === 'expired') ending = { status: 'failed', output: { decision: 'expired', approval_id: request.id }, error: { code: 'approval_expired', message: 'The approval request expired without a decision.' } };
     else if (request.status === 'cancelled') ending = { status: 'cancelled', output: null, error: { code: 'cancelled', message: 'The approval request was cancelled.' } };
     else return;
-    await finishExecution(this.deps.outbox, row, { from: { status: 'pending' } }, ending, [line(row, 'INFO', `approval ${request.status}`, now)], now);
+    await finishExecution(this.deps.outbox, row, { from: { status: 'pending' } }, ending, [line(row, 'INFO', `approval ${request.status}`, now)], now, this.deps.hooks);
   }
 
   /** Waits until the run has ended or `ms` passed; answers whether it ended. */

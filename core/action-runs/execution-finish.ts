@@ -4,6 +4,7 @@ import { toJson } from '../db/json.ts';
 import type { Queryable } from '../db/create-db.ts';
 import { executionRepository } from './execution-repository.ts';
 import type { ExecutionRow, NewLogLine } from './execution-rows.ts';
+import type { FinishHooks } from './finish-hooks.ts';
 
 export type FinalStatus = 'completed' | 'failed' | 'timed_out' | 'cancelled';
 
@@ -18,11 +19,11 @@ export type Holder = { token: string } | { from: { status: string }; lost?: bool
 
 /**
  * Ends a run in one transaction: its final state, its last log lines and the
- * action.completed / action.failed event, so the event exists if and only if the state
- * does. Returns false when the run was no longer ours to end (lease lost, already
+ * action.completed / action.failed event (and the parent's finish hook), so the event
+ * exists if and only if the state does. Returns false when the run was no longer ours to end (lease lost, already
  * ended by a cancel or a sweeper): then nothing is written.
  */
-export async function finishExecution(outbox: Outbox<EventPayloads>, row: ExecutionRow, holder: Holder, ending: Ending, logs: NewLogLine[], now: number): Promise<boolean> {
+export async function finishExecution(outbox: Outbox<EventPayloads>, row: ExecutionRow, holder: Holder, ending: Ending, logs: NewLogLine[], now: number, hooks?: FinishHooks): Promise<boolean> {
   return outbox.transaction(async (uow) => {
     const changes = {
       status: ending.status,
@@ -47,6 +48,7 @@ export async function finishExecution(outbox: Outbox<EventPayloads>, row: Execut
         error_code: ending.error?.code ?? null,
       },
     });
+    await hooks?.run(row, ending.status, uow.trx);
     return true;
   });
 }

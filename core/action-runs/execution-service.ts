@@ -3,6 +3,7 @@ import type { Db } from '../db/create-db.ts';
 import type { PageRequest } from '../db/paginate.ts';
 import type { EventPayloads } from '../domain/event-payloads.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
+import { isUniqueViolation } from '../db/db-errors.ts';
 import type { Outbox } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import type { ExecutorAsset } from '../plugin-api/index.ts';
@@ -21,10 +22,22 @@ export interface TriggerRequest {
   dry_run?: boolean;
 }
 
+/** Who starts a run: a caller of the API, or (tokenId null) the platform on a playbook's behalf. */
 export interface Principal {
   tenantId: string;
   userId: string | null;
-  tokenId: string;
+  tokenId: string | null;
+}
+
+export interface TriggerOptions {
+  /**
+   * Makes the trigger idempotent: when a run with this id exists it is returned and
+   * nothing new is queued (a playbook step derives it from its own id, so a worker that
+   * crashed after triggering and triggers again never starts a second run).
+   */
+  executionId?: string;
+  /** Runs this registered version instead of the active one (`name@1.2.0` references). */
+  version?: string;
 }
 
 export interface TriggerResult {
@@ -58,9 +71,13 @@ export class ExecutionService {
     return (this.deps.clock ?? Date.now)();
   }
 
-  async trigger(who: Principal, actionId: string, req: TriggerRequest, parent: { kind: string; id: string } | null = null): Promise<TriggerResult> {
+  async trigger(who: Principal, actionId: string, req: TriggerRequest, parent: { kind: string; id: string } | null = null, options: TriggerOptions = {}): Promise<TriggerResult> {
     const { deps } = this;
-    const action = await deps.catalog.forRun(who.tenantId, actionId);
+    if (options.executionId) {
+      const existing = await executionRepository.get(deps.db, who.tenantId, options.executionId);
+      if (existing) return { execution: await this.get(who.tenantId, existing.id) };
+    }
+    const action = await this.#action(who.tenantId, actionId, options.version);
     const sandbox = req.sandbox === true;
     if (!action.enabled && !sandbox) {
       throw new ConflictError(`Action ${action.name} is a disabled definition: enable it (PATCH /api/actions/definitions/{id}) or run it with sandbox: true.`, 'action_disabled');
@@ -75,7 +92,7 @@ export class ExecutionService {
     const secrets = await deps.credentials.resolve(who.tenantId, [...new Set(Object.values(validated.secrets))], { sandbox });
     const now = this.#now();
     const base: NewExecution = {
-      id: newId('exe', now),
+      id: options.executionId ?? newId('exe', now),
       tenantId: who.tenantId,
       actionId: action.actionId,
       actionVersionId: action.versionId,
@@ -103,6 +120,23 @@ export class ExecutionService {
     if (req.dry_run === true) return this.#dryRun(base, action, validated.values, validated.secrets, secrets, asset);
     const approval = action.type === 'approval';
     if (approval && !deps.approvals) throw new ConflictError('Approvals are not available in this server.', 'approvals_unavailable');
+    try {
+      await this.#queue(who, action, base, approval, sandbox);
+    } catch (err) {
+      // The same idempotent trigger raced us and won: its run is the one.
+      if (options.executionId && isUniqueViolation(err)) return { execution: await this.get(who.tenantId, options.executionId) };
+      throw err;
+    }
+    if (!approval) deps.wake();
+    return { execution: await this.get(who.tenantId, base.id) };
+  }
+
+  async #action(tenantId: string, actionId: string, version?: string): Promise<ActionVersion> {
+    return version ? this.deps.catalog.forRunByVersion(tenantId, actionId, version) : this.deps.catalog.forRun(tenantId, actionId);
+  }
+
+  async #queue(who: Principal, action: ActionVersion, base: NewExecution, approval: boolean, sandbox: boolean): Promise<void> {
+    const { deps } = this;
     await deps.outbox.transaction(async (uow) => {
       let approvalId: string | null = null;
       if (approval) approvalId = (await deps.approvals!.request(approvalRequestFor(who, action, base), uow.trx)).id;
@@ -113,8 +147,30 @@ export class ExecutionService {
         data: { action_id: action.actionId, execution_id: base.id, action_name: action.name, status: 'pending', target: base.target, sandbox },
       });
     });
-    if (!approval) deps.wake();
-    return { execution: await this.get(who.tenantId, base.id) };
+  }
+
+  /**
+   * A dry run that stores nothing (playbook dry runs): the same checks as a trigger, then
+   * the executor's plan with every secret masked.
+   */
+  async plan(who: Principal, actionId: string, req: Omit<TriggerRequest, 'dry_run'>, options: Pick<TriggerOptions, 'version'> = {}): Promise<{ status: 'completed' | 'failed'; plan: Record<string, unknown>; error: { code: string; message: string } | null; action: { id: string; name: string; version: string } }> {
+    const { deps } = this;
+    const action = await this.#action(who.tenantId, actionId, options.version);
+    const sandbox = req.sandbox === true;
+    const validated = deps.catalog.validateParameters(action.parameters, req.parameters ?? {});
+    let asset: ExecutorAsset | null = null;
+    if (req.target) {
+      asset = await deps.asset(who.tenantId, req.target);
+      if (!asset) throw new NotFoundError('Target asset');
+    }
+    const secrets = await deps.credentials.resolve(who.tenantId, [...new Set(Object.values(validated.secrets))], { sandbox });
+    const params: Record<string, unknown> = { ...validated.values };
+    for (const [param, credential] of Object.entries(validated.secrets)) params[param] = secrets[credential];
+    const result = await dryRun(
+      { executionId: 'exe_plan', tenantId: who.tenantId, action, params, secretParams: Object.keys(validated.secrets), secretValues: Object.values(secrets), asset, sandbox },
+      deps,
+    );
+    return { status: result.status, plan: result.plan, error: result.error, action: { id: action.actionId, name: action.name, version: action.version } };
   }
 
   async #dryRun(base: NewExecution, action: ActionVersion, values: Record<string, unknown>, refs: Record<string, string>, secrets: Record<string, string>, asset: ExecutorAsset | null): Promise<TriggerResult> {

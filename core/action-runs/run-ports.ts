@@ -10,6 +10,7 @@ import type { ExecutionRow } from './execution-rows.ts';
  */
 export interface CatalogPort {
   forRun(tenantId: string, actionId: string): Promise<ActionVersion>;
+  forRunByVersion(tenantId: string, actionId: string, version: string): Promise<ActionVersion>;
   validateParameters(specs: readonly ParameterSpec[], input: Record<string, unknown>): ValidatedParameters;
 }
 

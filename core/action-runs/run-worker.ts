@@ -15,6 +15,7 @@ import { finishExecution } from './execution-finish.ts';
 import { runAttempt, type AttemptDeps, type AttemptOutcome } from './run-attempt.ts';
 import { RunLog } from './run-log.ts';
 import { SecretScrubber } from './secret-scrubber.ts';
+import type { FinishHooks } from './finish-hooks.ts';
 
 export interface RunWorkerDeps extends AttemptDeps {
   db: Db;
@@ -22,6 +23,7 @@ export interface RunWorkerDeps extends AttemptDeps {
   logger: Logger;
   config: ExecutorsConfig;
   asset(tenantId: string, id: string): Promise<ExecutorAsset | null>;
+  hooks: FinishHooks;
   clock?: () => number;
 }
 
@@ -104,7 +106,7 @@ export class RunWorker {
     for (const row of lost) {
       const ending = { status: 'failed' as const, output: null, error: { code: 'worker_lost', message: 'The worker running this action stopped responding; the run is not repeated because it may already have had effects.' } };
       const line = { executionId: row.id, tenantId: row.tenant_id, attempt: row.attempt, level: 'ERROR', message: ending.error.message, at: now };
-      await finishExecution(this.deps.outbox, row, { from: { status: 'running' }, lost: true }, ending, [line], now);
+      await finishExecution(this.deps.outbox, row, { from: { status: 'running' }, lost: true }, ending, [line], now, this.deps.hooks);
     }
   }
 
@@ -159,7 +161,7 @@ export class RunWorker {
     const output = scrubber.value(outcome.output ?? {});
     if (outcome.aborted === 'cancelled') {
       log.write('WARN', 'cancelled while running');
-      await finishExecution(this.deps.outbox, row, { token }, { status: 'cancelled', output, error: { code: 'cancelled', message: 'The run was cancelled.' } }, log.drain(true), now);
+      await finishExecution(this.deps.outbox, row, { token }, { status: 'cancelled', output, error: { code: 'cancelled', message: 'The run was cancelled.' } }, log.drain(true), now, this.deps.hooks);
       return;
     }
     const failedAttempt = outcome.status === 'failed';
@@ -173,6 +175,6 @@ export class RunWorker {
     }
     const status = outcome.status;
     log.write(status === 'completed' ? 'INFO' : 'ERROR', status === 'completed' ? `attempt ${row.attempt} completed` : `attempt ${row.attempt} ${status} (${code}: ${error?.message ?? ''})`);
-    await finishExecution(this.deps.outbox, row, { token }, { status, output, error: status === 'completed' ? null : { code, message: error?.message ?? '' } }, log.drain(true), now);
+    await finishExecution(this.deps.outbox, row, { token }, { status, output, error: status === 'completed' ? null : { code, message: error?.message ?? '' } }, log.drain(true), now, this.deps.hooks);
   }
 }

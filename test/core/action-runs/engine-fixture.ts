@@ -71,6 +71,11 @@ export function createEngine(app: TestApp, config: Partial<ExecutorsConfig> = {}
         if (!a || a.tenantId !== tenantId) throw new InputError('no such action in the fixture catalog');
         return a;
       },
+      async forRunByVersion(tenantId, actionId, version) {
+        const a = actions.get(actionId);
+        if (!a || a.tenantId !== tenantId || a.version !== version) throw new InputError('no such action version in the fixture catalog');
+        return a;
+      },
       validateParameters: fixtureValidate,
     },
     credentials: {
