@@ -45,7 +45,7 @@ export function cacaoToPlaybook(doc: CacaoPlaybook): ImportPlan {
   const first = start?.on_completion ?? start?.on_success;
   if (!start || start.type !== 'start') problem('workflow_start', 'names no start step');
   else if (!first || isEnd(first)) problem(doc.workflow_start, 'the playbook has no step to run');
-  if (problems.length || !first) throw refusal(problems);
+  if (!first || isEnd(first)) throw refusal(problems);
 
   const walk = walkWorkflow(workflow, first);
   problems.push(...walk.problems);

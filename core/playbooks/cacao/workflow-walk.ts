@@ -38,8 +38,12 @@ export function walkWorkflow(workflow: Record<string, CacaoStep>, first: string)
       visit(step.on_false, inner, id);
     } else if (step.type === 'parallel') {
       for (const branch of step.next_steps ?? []) visit(branch, null, id);
+    } else if (step.type !== 'action') {
+      // A construct the importer refuses: walk on so the steps behind it are checked (and reported) too.
+      const s = step as CacaoStep & { cases?: Record<string, string> };
+      for (const target of [s.on_true, s.on_false, ...(s.next_steps ?? []), ...Object.values(s.cases ?? {})]) visit(target, exit, id);
     }
-    if (step.type === 'action' || step.type === 'if-condition' || step.type === 'parallel') visit(cont, exit, id);
+    visit(cont, exit, id);
   };
   visit(first, null, 'workflow_start');
   return { order, exitOf, problems };

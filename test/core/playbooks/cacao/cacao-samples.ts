@@ -14,7 +14,7 @@ export const ACTIONS: Record<string, ActionVersion> = {
   block: action('block-ip', 'webhook', { type: 'webhook', method: 'POST' }, {
     url: 'https://firewall.example.com/api/block/{{ ip }}', method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer {{ token }}' }, body_template: '{"ip": "{{ ip }}", "why": "{{ reason }}"}',
   }, [{ name: 'ip', type: 'string', required: true }, { name: 'reason', type: 'string', required: false, default: 'rampart' }, { name: 'token', type: 'secret', required: true, credential: 'fw_token' }]),
-  loopback: action('loopback-hook', 'webhook', { type: 'webhook', method: 'PUT' }, { url: 'http://127.0.0.1:8080/hook', method: 'PUT', headers: {} }, [{ name: 'count', type: 'integer', required: true }]),
+  loopback: action('loopback-hook', 'webhook', { type: 'webhook', method: 'PUT' }, { url: 'http://127.0.0.1:8080/hook', method: 'PUT', headers: {}, body_template: '{"count": {{ count }}}' }, [{ name: 'count', type: 'integer', required: true }]),
   remote: action('enrich', 'remediation', { type: 'remote', target: 'https://enrich.example.org/v1/run', method: 'POST' }, { target: 'https://enrich.example.org/v1/run', method: 'POST' }, [{ name: 'host', type: 'string', required: true }]),
   approve: action('approve-block', 'approval', { type: 'local' }, { required_approvals: 1, approvers: {}, expires_in_seconds: 86400, on_expiry: 'fail', message: 'Block {{ ip }}?' }, [{ name: 'ip', type: 'string', required: true }]),
   exec: action('isolate-host', 'remediation', { type: 'local', target: 'isolate.sh' }, { target: 'isolate.sh' }),
