@@ -4,6 +4,7 @@ import type { PageRequest } from '../db/paginate.ts';
 import type { EventPayloads } from '../domain/event-payloads.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { isUniqueViolation } from '../db/db-errors.ts';
+import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import type { Outbox } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import type { ExecutorAsset } from '../plugin-api/index.ts';
@@ -142,7 +143,7 @@ export class ExecutionService {
 
   async #queue(who: Principal, action: ActionVersion, base: NewExecution, approval: boolean, sandbox: boolean): Promise<void> {
     const { deps } = this;
-    await deps.outbox.transaction(async (uow) => {
+    await retryOnDeadlock(() => deps.outbox.transaction(async (uow) => {
       let approvalId: string | null = null;
       if (approval) approvalId = (await deps.approvals!.request(approvalRequestFor(who, action, base), uow.trx)).id;
       await executionRepository.insert(uow.trx, { ...base, waitReason: approval ? 'approval' : null, approvalId });
@@ -151,7 +152,7 @@ export class ExecutionService {
         kind: 'action.triggered',
         data: { action_id: action.actionId, execution_id: base.id, action_name: action.name, status: 'pending', target: base.target, sandbox },
       });
-    });
+    }));
   }
 
   /**
