@@ -85,7 +85,7 @@ export function evaluateConditions(set: ConditionSet, data: unknown): boolean {
   for (const [key, operand] of Object.entries(set)) {
     if (operand === undefined) continue;
     if (key === 'any' || key === 'all') {
-      const sets = operand as ConditionSet[];
+      const sets = Array.isArray(operand) ? (operand as ConditionSet[]) : [];
       const ok = key === 'any' ? sets.some((s) => evaluateConditions(s, data)) : sets.every((s) => evaluateConditions(s, data));
       if (!ok) return false;
     } else if (!holdsOperand(operand as ConditionOperand, resolvePath(data, key))) {
