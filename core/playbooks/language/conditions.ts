@@ -94,3 +94,20 @@ export function evaluateConditions(set: ConditionSet, data: unknown): boolean {
   }
   return true;
 }
+
+/**
+ * Every field path a condition set tests, `any`/`all` included: lets the catalog check
+ * that a condition step's `steps.<id>` paths name existing steps.
+ */
+export function conditionPaths(set: unknown): string[] {
+  const paths = new Set<string>();
+  const walk = (s: unknown): void => {
+    if (s === null || typeof s !== 'object' || Array.isArray(s)) return;
+    for (const [key, value] of Object.entries(s)) {
+      if ((key === 'any' || key === 'all') && Array.isArray(value)) value.forEach(walk);
+      else paths.add(key);
+    }
+  };
+  walk(set);
+  return [...paths];
+}
