@@ -176,13 +176,14 @@ test('every bad input of the issue is a 400 naming the culprit, on POST and PUT,
   const { token, tenantId } = await tenantWithAction();
   const id = (await t0.request('POST', '/api/playbooks', { token, payload: playbook({ name: 'existing' }) })).body.data.id;
   const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
-    ['cycle', playbook({ steps: withStep(2, { on_success: 'tell' }) }), 'invalid_playbook', /^steps/],
-    ['dangling on_success', playbook({ steps: withStep(0, { on_success: 'nowhere' }) }), 'invalid_playbook', /^steps.*0/],
-    ['dangling on_true', playbook({ steps: withStep(1, { on_true: 'nowhere' }) }), 'invalid_playbook', /^steps.*1/],
+    ['cycle', playbook({ steps: withStep(2, { on_success: 'tell' }) }), 'invalid_playbook', /^steps\.2\.on_success$/],
+    ['dangling on_success', playbook({ steps: withStep(0, { on_success: 'nowhere' }) }), 'invalid_playbook', /^steps\.0\.on_success$/],
+    ['dangling on_true', playbook({ steps: withStep(1, { on_true: 'nowhere' }) }), 'invalid_playbook', /^steps\.1\.on_true$/],
     ['unknown action_ref', playbook({ steps: withStep(2, { action_ref: 'no-such-action' }) }), 'unknown_action_ref', /^steps\.2\.action_ref$/],
     ['unregistered pinned version', playbook({ steps: withStep(0, { action_ref: 'notify@2.0.0' }) }), 'unknown_action_ref', /^steps\.0\.action_ref$/],
     ['unknown action id', playbook({ steps: withStep(0, { action_ref: 'act_01JD3AAAAAAAAAAAAAAAAAAAAA' }) }), 'unknown_action_ref', /^steps\.0\.action_ref$/],
-    ['duplicate step id', playbook({ steps: withStep(2, { id: 'tell' }) }), 'invalid_playbook', /^steps/],
+    ['duplicate step id', playbook({ steps: withStep(2, { id: 'tell' }) }), 'invalid_playbook', /^steps\.2\.id$/],
+    ['a step id with a space', playbook({ steps: withStep(2, { id: 'tell again' }) }), 'invalid_playbook', /^steps\.2\.id$/],
     ['invalid version', playbook({ version: '1.0' }), 'validation_failed', /^version$/],
     ['version with a v', playbook({ version: 'v1.0.0' }), 'validation_failed', /^version$/],
     ['timeout_minutes 0', playbook({ timeout_minutes: 0 }), 'validation_failed', /^timeout_minutes$/],
@@ -192,6 +193,10 @@ test('every bad input of the issue is a 400 naming the culprit, on POST and PUT,
     ['condition on an unknown root', playbook({ steps: withStep(1, { if: { 'nothing.here': 1 } }) }), 'invalid_playbook', /^steps\.1\.if/],
     ['condition on a step that does not exist', playbook({ steps: withStep(1, { if: { 'steps.ghost.output.x': 1 } }) }), 'invalid_playbook', /^steps\.1\.if/],
     ['unknown placeholder root', playbook({ steps: withStep(0, { parameters: { message: '{{ secrets.key }}' } }) }), 'invalid_playbook', /^steps\.0\.parameters/],
+    ['a later step\'s output', playbook({ steps: withStep(0, { parameters: { message: '{{ steps.again.output.status }}' } }) }), 'invalid_playbook', /^steps\.0\.parameters$/],
+    ['finding.* on a scan trigger', playbook({ trigger: { event: 'scan.completed', conditions: {} } }), 'invalid_playbook', /^steps\.0\.parameters$/],
+    ['a malformed placeholder', playbook({ steps: withStep(0, { parameters: { message: '{{ finding.title' } }) }), 'invalid_playbook', /^steps\.0\.parameters$/],
+    ['unreachable step', playbook({ steps: withStep(0, { on_success: null }) }), 'invalid_playbook', /^steps\.[12]/],
     ['undeclared parameter', playbook({ steps: withStep(0, { parameters: { message: '{{ parameters.ip }}' } }) }), 'invalid_playbook', /^steps\.0\.parameters/],
     ['unknown trigger event', playbook({ trigger: { event: 'finding.created', conditions: {} } }), 'validation_failed', /^trigger\.event$/],
     ['no steps', playbook({ steps: [] }), 'validation_failed', /^steps$/],
@@ -216,6 +221,9 @@ test('every bad input of the issue is a 400 naming the culprit, on POST and PUT,
       const fields: string[] = (res.body?.error?.details ?? []).map((d: { field: string }) => d.field);
       t.true(fields.some((f) => field.test(f)), `${method} ${what}: ${JSON.stringify(res.body?.error?.details)}`);
       t.truthy(res.body.error.message);
+      if (code !== 'validation_failed' && !/trigger/.test(String(field))) {
+        t.true(res.body.error.details.every((d: { message: string }) => /^step (.+?: |"[^"]+" )/.test(d.message)), `${method} ${what}: ${JSON.stringify(res.body.error.details)}`);
+      }
     }
   }
   t.is(await rows(tenantId), before);
@@ -226,7 +234,7 @@ test('language problems name the step in the message too, and every problem is r
   const { token } = await tenantWithAction();
   const res = await t0.request('POST', '/api/playbooks', {
     token,
-    payload: playbook({ steps: [{ id: 'a', type: 'action', action_ref: 'nope-1' }, { id: 'b', type: 'action', action_ref: 'nope-2' }] }),
+    payload: playbook({ steps: [{ id: 'a', type: 'action', action_ref: 'nope-1', on_success: 'b' }, { id: 'b', type: 'action', action_ref: 'nope-2' }] }),
   });
   t.is(res.statusCode, 400);
   t.is(res.body.error.code, 'unknown_action_ref');
