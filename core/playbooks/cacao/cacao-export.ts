@@ -48,7 +48,12 @@ export function playbookToCacao(src: ExportSource): CacaoPlaybook {
   const next = (target: string | null | undefined, owner: string, slot: string) => (target ? stepId.get(target)! : endFor(owner, slot));
   const variables = new Set(Object.keys(def.parameters));
   const targetId = cacaoId('security-category', `${tenantId}:target:run-asset`);
-  const extension = (e: RampartStepExtension) => ({ [RAMPART_EXTENSION_ID]: e });
+  const extension = (s: PlaybookStep, e: Omit<RampartStepExtension, 'step_id' | 'name' | 'null_pointers'>) => {
+    const nulls = (['on_success', 'on_true', 'on_false'] as const).filter((k) => k in s && (s as unknown as Record<string, unknown>)[k] === null);
+    const full: RampartStepExtension = { step_id: s.id, name: s.name, ...e };
+    if (nulls.length) full.null_pointers = nulls;
+    return { [RAMPART_EXTENSION_ID]: full };
+  };
   const actionTypes = new Set<string>();
 
   const start = cacaoId('start', `${playbookId}:start`);
@@ -80,7 +85,7 @@ export function playbookToCacao(src: ExportSource): CacaoPlaybook {
     step.timeout = action.timeoutSeconds * 1000;
     // abort: a failure ends the playbook (no on_failure); continue: the next step runs either way.
     step[def.on_failure === 'continue' ? 'on_completion' : 'on_success'] = next(s.on_success, s.id, 'next');
-    step.step_extensions = extension({ step_id: s.id, name: s.name, action_ref: s.action_ref, parameters: s.parameters });
+    step.step_extensions = extension(s, { action_ref: s.action_ref, parameters: s.parameters });
     return step;
   };
 
@@ -92,13 +97,13 @@ export function playbookToCacao(src: ExportSource): CacaoPlaybook {
       workflow[id] = {
         type: 'if-condition', name: s.name, condition: conditionToCacao(s.if, variables),
         on_true: next(s.on_true, s.id, 'true'), on_false: next(s.on_false, s.id, 'false'), on_completion: endFor(s.id, 'done'),
-        step_extensions: extension({ step_id: s.id, name: s.name, condition: s.if }),
+        step_extensions: extension(s, { condition: s.if }),
       };
     } else {
       const branches = s.next_steps.map((b) => stepId.get(b)!);
       // CACAO wants two branches or more; a branch that ends at once is the honest second.
       if (branches.length < 2) branches.push(endFor(s.id, 'empty-branch'));
-      workflow[id] = { type: 'parallel', name: s.name, next_steps: branches, on_completion: next(s.on_success, s.id, 'join'), step_extensions: extension({ step_id: s.id, name: s.name }) };
+      workflow[id] = { type: 'parallel', name: s.name, next_steps: branches, on_completion: next(s.on_success, s.id, 'join'), step_extensions: extension(s, {}) };
     }
   }
 

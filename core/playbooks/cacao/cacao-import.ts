@@ -124,6 +124,11 @@ export function cacaoToPlaybook(doc: CacaoPlaybook): ImportPlan {
     }
   }
   if (problems.length) throw refusal(problems);
+  for (const id of walk.order) {
+    const written = stepExt(id)?.null_pointers ?? [];
+    const step = steps.find((s) => s.id === rid(id)) as unknown as Record<string, unknown> | undefined;
+    for (const key of written) if (step && ['on_success', 'on_true', 'on_false'].includes(key) && !(key in step)) step[key] = null;
+  }
 
   if (ext?.step_order) {
     const at = (id: string) => { const i = ext.step_order.indexOf(id); return i < 0 ? Number.MAX_SAFE_INTEGER : i; };

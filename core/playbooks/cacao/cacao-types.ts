@@ -97,6 +97,8 @@ export interface RampartStepExtension {
   action_ref?: string;
   parameters?: Record<string, unknown>;
   condition?: ConditionSet;
+  /** Next-step pointers written as an explicit null (the end of a branch) rather than left out. */
+  null_pointers?: string[];
 }
 
 /** An action the import needs: `ref` is what the converted steps' `action_ref` says. */
