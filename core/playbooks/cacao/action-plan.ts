@@ -1,3 +1,5 @@
+import Joi from 'joi';
+import { ACTION_NAME_PATTERN, DEFINITION_TYPE_PATTERN, EXECUTOR_KINDS, MAX_TIMEOUT_SECONDS } from '../../actions/action-kinds.ts';
 import { draftFromReference, type ReferenceActionInput, type VersionDraft } from '../../actions/action-draft.ts';
 import type { ActionVersion } from '../../actions/action-version.ts';
 import type { UrlRules } from '../../actions/destination-url.ts';
@@ -37,10 +39,32 @@ function behaviour(type: string, executor: { type: string; target?: string; meth
 const draftBehaviour = (d: VersionDraft) => behaviour(d.type, d.executor, d.config, d.inputMapping, d.parameters);
 const versionBehaviour = (a: ActionVersion) => behaviour(a.type, a.executor, a.config, a.inputMapping, a.parameters);
 
+/**
+ * The outer shape of an action input, as `POST /api/actions` checks it before the catalog
+ * does: an imported document's extension is untrusted input like any request body. Types
+ * may be a definition's custom type (an export of a definition carries it).
+ */
+const inputShape = Joi.object({
+  name: Joi.string().pattern(ACTION_NAME_PATTERN).required(),
+  type: Joi.string().pattern(DEFINITION_TYPE_PATTERN).required(),
+  executor: Joi.string().valid(...EXECUTOR_KINDS).required(),
+  description: Joi.string().allow('').max(2000),
+  parameters: Joi.array().items(Joi.object().unknown(true)).max(50),
+  config: Joi.object().unknown(true),
+  version: Joi.string().max(50),
+  timeout_seconds: Joi.number().integer().min(1).max(MAX_TIMEOUT_SECONDS),
+  retry: Joi.object({ max_attempts: Joi.number().integer().min(1).max(10).required(), backoff_seconds: Joi.number().integer().min(0).max(3600).required() }),
+});
+
 /** Checks every planned action as the catalog would (400, fields `actions.<i>.…`) and decides reuse, create or conflict. */
 export async function planActions(actions: ActionLookup, urlRules: UrlRules, tenantId: string, planned: PlannedAction[]): Promise<ActionPlanResult> {
   const problems: FieldProblem[] = [];
   const drafts = planned.map((p, i) => {
+    const { error } = inputShape.validate(p.input, { abortEarly: false, convert: false });
+    if (error) {
+      for (const d of error.details) problems.push({ field: `actions.${i}.${d.path.join('.')}`, message: `action "${String(p.input.name)}": ${d.message.replace(/"/g, '')}` });
+      return null;
+    }
     try {
       return draftFromReference(p.input, urlRules);
     } catch (err) {

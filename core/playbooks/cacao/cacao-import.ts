@@ -71,7 +71,7 @@ export function cacaoToPlaybook(doc: CacaoPlaybook): ImportPlan {
   }
 
   const stepExt = (id: string) => extensionOf<RampartStepExtension>(workflow[id]!.step_extensions);
-  const rid = (id: string) => stepExt(id)?.step_id ?? id;
+  const rid = (id: string) => { const named = stepExt(id)?.step_id; return typeof named === 'string' ? named : id; };
   const exitRid = (id: string) => { const e = walk.exitOf.get(id); return e ? rid(e) : null; };
   const variables = new Set(Object.keys(doc.playbook_variables ?? {}).filter((k) => VARIABLE_KEY.test(k)).map((k) => k.slice(2, -2)));
   const actions = new Map<string, PlannedAction>();
@@ -125,12 +125,13 @@ export function cacaoToPlaybook(doc: CacaoPlaybook): ImportPlan {
   }
   if (problems.length) throw refusal(problems);
   for (const id of walk.order) {
-    const written = stepExt(id)?.null_pointers ?? [];
+    const listed = stepExt(id)?.null_pointers;
+    const written = Array.isArray(listed) ? listed : [];
     const step = steps.find((s) => s.id === rid(id)) as unknown as Record<string, unknown> | undefined;
     for (const key of written) if (step && ['on_success', 'on_true', 'on_false'].includes(key) && !(key in step)) step[key] = null;
   }
 
-  if (ext?.step_order) {
+  if (ext && Array.isArray(ext.step_order)) {
     const at = (id: string) => { const i = ext.step_order.indexOf(id); return i < 0 ? Number.MAX_SAFE_INTEGER : i; };
     const dfs = new Map(steps.map((s, i) => [s.id, i]));
     steps.sort((a, b) => at(a.id) - at(b.id) || dfs.get(a.id)! - dfs.get(b.id)!);

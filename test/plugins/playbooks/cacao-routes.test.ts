@@ -177,3 +177,19 @@ test('scopes: export needs playbooks:read, import playbooks:write, and creating 
   t.is(denied.body.error.code, 'insufficient_scope');
   t.is((await importDoc(await token(['playbooks:write', 'actions:write']), EXAMPLE)).statusCode, 201);
 });
+
+test('the extension is untrusted input: an action it carries is checked like POST /api/actions (400 cacao_action_invalid)', async (t) => {
+  const src = await tenantWithPlaybook();
+  const doc = (await t0.request('GET', `/api/playbooks/${src.playbookId}/export`, { token: src.token })).body;
+  const ext = Object.values(doc.playbook_extensions as Record<string, { actions: Record<string, Record<string, unknown>> }>)[0]!;
+  ext.actions.ask!.executor = 'shell';
+  ext.actions['block-ip@1.0.0']!.config = { url: 'ftp://firewall.example.com/x', method: 'POST' };
+  const dst = await t0.tenant();
+  const res = await importDoc(dst.token, doc);
+  t.is(res.statusCode, 400, res.raw);
+  t.is(res.body.error.code, 'cacao_action_invalid');
+  const fields = res.body.error.details.map((d: { field: string }) => d.field);
+  t.true(fields.some((f: string) => /^actions\.\d+\.executor$/.test(f)), fields.join());
+  t.true(fields.some((f: string) => /^actions\.\d+\.config\.url$/.test(f)), fields.join());
+  t.is(await counts(dst.tenantId), '0/0/0');
+});
