@@ -19,7 +19,7 @@ const queue = new LeaseQueue({
 });
 
 export const runRepository = {
-  /** Inserts a pending run; false when the (playbook, trigger event) pair already has one. */
+  /** Inserts a run, pending (or already running, with `start`); false when the (playbook, trigger event) pair already has one. */
   async insert(db: Queryable, r: NewRun): Promise<boolean> {
     try {
       await db('playbook_runs').insert({
@@ -29,7 +29,9 @@ export const runRepository = {
         playbook_version_id: r.versionId,
         playbook_name: r.playbookName,
         snapshot: toJson(r.snapshot),
-        status: 'pending',
+        status: r.start ? 'running' : 'pending',
+        started_at: r.start?.at ?? null,
+        deadline_at: r.start?.deadline ?? null,
         trigger_event_id: r.triggerEvent?.id ?? null,
         trigger_event: r.triggerEvent ? toJson(r.triggerEvent) : null,
         target_asset_id: r.targetAssetId,

@@ -83,6 +83,8 @@ export interface NewRun {
   depth: number;
   stepsTotal: number;
   requestedBy: { user_id: string | null; token_id: string | null } | null;
+  /** A run started at once (by hand): running from `at`, failing with `timeout` at `deadline`. */
+  start?: { at: number; deadline: number };
   now: number;
 }
 
