@@ -28,6 +28,7 @@ import type { BackgroundRegistry } from './work/background-registry.ts';
 import type { StreamService } from './stream/stream-service.ts';
 import type { HealthService } from './http/health-service.ts';
 import type { ActionCatalog } from './actions/action-catalog.ts';
+import type { PlaybookCatalog } from './playbooks/catalog/playbook-catalog.ts';
 import type { CredentialStore } from './secrets/credential-store.ts';
 import type { ExecutionService } from './action-runs/execution-service.ts';
 import type { ExecutionControl } from './action-runs/execution-control.ts';
@@ -66,6 +67,8 @@ export interface AppServices {
   approvals: ApprovalService;
   /** On-site execution agents: admin, agent protocol, and dispatch for `ctx.agents` (core/agents/agent-handle.ts). */
   agents: AgentService;
+  /** Playbook definitions and versions (core/playbooks/catalog); the playbook engine and triggers read them through it. */
+  playbooks: PlaybookCatalog;
 }
 
 /** The background services (all in `registry`, which starts them by role), and handles on the ones tests and benchmarks drive. */

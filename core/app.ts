@@ -25,6 +25,7 @@ import { OutboundHttpClient } from './outbound/http-client.ts';
 import { SecretBox } from './secrets/secret-box.ts';
 import { CredentialStore } from './secrets/credential-store.ts';
 import { ActionCatalog } from './actions/action-catalog.ts';
+import { PlaybookCatalog } from './playbooks/catalog/playbook-catalog.ts';
 import { validateParameters } from './actions/parameter-validator.ts';
 import { createActionRuntime } from './action-runs/action-runtime.ts';
 import { createWebhookRuntime } from './webhooks/webhook-runtime.ts';
@@ -109,6 +110,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       .register({ name: 'approvals', roles: ['worker'], start: () => approvalSweeper.start(), stop: () => approvalSweeper.stop() });
     for (const service of scans.background.services()) registry.register(service);
     const catalog = new ActionCatalog(db, { policy: outbound.policy, requireHttps: config.outbound.requireHttps });
+    const playbooks = new PlaybookCatalog(db, catalog);
     const credentials = new CredentialStore(db, secretBox);
     const assets = new AssetService(db, outbox, config.assets.network);
     const agents = new AgentService(db, secretBox, agentSettingsOf(config.executors.agent));
@@ -155,6 +157,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         actionHooks: actionRuns.hooks,
         approvals,
         agents,
+        playbooks,
       },
       background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background, actions: actionRuns.worker, approvals: approvalSweeper },
       version: VERSION,

@@ -17,6 +17,7 @@ import { webhooksPlugin } from './webhooks/index.ts';
 import { actionsPlugin } from './actions/index.ts';
 import { credentialsPlugin } from './credentials/index.ts';
 import { actionRunsPlugin } from './action-runs/index.ts';
+import { playbooksPlugin } from './playbooks/index.ts';
 
 /** Every API area, in registration order: core/main.ts (and the test harness) hand this list to createApp. */
-export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, findingExportsPlugin, scansPlugin, webhooksPlugin, streamPlugin, siemPlugin, actionsPlugin, actionRunsPlugin, credentialsPlugin, approvalsPlugin, agentsPlugin, docsPlugin];
+export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, findingExportsPlugin, scansPlugin, webhooksPlugin, streamPlugin, siemPlugin, actionsPlugin, actionRunsPlugin, credentialsPlugin, approvalsPlugin, agentsPlugin, playbooksPlugin, docsPlugin];
