@@ -85,7 +85,7 @@ export class PlaybookRunWorker {
   }
 
   async #runOne(id: string, token: string): Promise<void> {
-    const { db, outbox, config } = this.deps;
+    const { db, config } = this.deps;
     let run = (await runRepository.getAny(db, id))!;
     const heartbeat = setInterval(() => void runRepository.renew(db, id, token, this.now() + config.leaseMs).catch(() => {}), Math.max(100, Math.floor(config.leaseMs / 3)));
     try {
