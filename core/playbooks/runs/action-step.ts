@@ -18,7 +18,9 @@ export class ActionStepRunner {
 
   /** Triggers the action of a step row inserted as `running`, then records what the execution says. */
   async trigger(run: RunRow, step: ActionStep, row: StepRunRow, now: number): Promise<StepRunRow> {
-    const who = { tenantId: run.tenant_id, userId: fromJson<{ user_id: string | null } | null>(run.requested_by, null)?.user_id ?? null, tokenId: null };
+    // Who started the run by hand is who asks for its actions (an approval step cannot be decided by them); a triggered run asks as the platform.
+    const by = fromJson<{ user_id: string | null; token_id: string | null } | null>(run.requested_by, null);
+    const who = { tenantId: run.tenant_id, userId: by?.user_id ?? null, tokenId: by?.token_id ?? null };
     const action = await resolveActionRef(this.ports.actions, run.tenant_id, step.action_ref);
     if (!action) return this.#fail(row, { code: 'unknown_action_ref', message: `Step ${step.id}: the action "${step.action_ref}" does not exist (any more) in this tenant.` }, now);
     const pinned = parseActionRef(step.action_ref).version;

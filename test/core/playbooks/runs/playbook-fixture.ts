@@ -51,7 +51,8 @@ export async function playbookWorld(overrides: Record<string, unknown> = {}, slo
   const scriptsDir = mkdtempSync(join(tmpdir(), 'rampart-pb-'));
   const marker = join(scriptsDir, 'runs.log');
   writeScripts(scriptsDir, marker, slowMs);
-  const app = await createTestApp({ executors: { local: { scriptsDir }, pollIntervalMs: 20 }, playbooks: { pollIntervalMs: 20, leaseMs: 3000 }, ...overrides });
+  const { executors, playbooks, ...rest } = overrides as { executors?: Record<string, unknown>; playbooks?: Record<string, unknown> };
+  const app = await createTestApp({ executors: { local: { scriptsDir }, pollIntervalMs: 20, ...executors }, playbooks: { pollIntervalMs: 20, leaseMs: 3000, ...playbooks }, ...rest });
   const { token, tenantId } = await app.tenant();
   const req = async (method: string, url: string, payload?: unknown) => {
     const res = await app.request(method, url, { token, payload });
