@@ -16,14 +16,16 @@ export const runPayload = Joi.object({
   target_asset_id: recordId('ast', 'an asset id (ast_…)').allow(null).description('The asset the steps act on (`{{ asset.* }}`, each action\'s target).'),
   parameters: Joi.object().unknown(true).max(50).default({}).description('Overrides the playbook\'s parameter defaults (`{{ parameters.x }}`).'),
   dry_run: Joi.boolean().default(false).description('Walk the flow and answer the plan; nothing runs and nothing is stored.'),
-  mocks: Joi.object().pattern(Joi.string().max(64), mock).max(100).description('Dry run only: step id -> the result that step is taken to return.'),
+  mocks: Joi.when('dry_run', {
+    is: true,
+    then: Joi.object().pattern(Joi.string().max(64), mock).max(100),
+    otherwise: Joi.forbidden().messages({ 'any.unknown': '{#label} is only allowed with dry_run: true' }),
+  }).description('Dry run only: step id -> the result that step is taken to return.'),
   event: Joi.object({
     kind: Joi.string().valid(...STORED_EVENT_KINDS).required(),
     data: Joi.object().unknown(true).default({}),
   }).description('The event the run acts as if triggered by (`{{ event.* }}`, `{{ finding.* }}`).'),
-})
-  .with('mocks', 'dry_run')
-  .label('PlaybookRun');
+}).label('PlaybookRun');
 
 const error = Joi.object({ code: Joi.string().required(), message: Joi.string().allow('').required() }).unknown(true).allow(null);
 
