@@ -2,6 +2,7 @@ import type { Outbox } from '../events/outbox.ts';
 import type { EventPayloads } from '../domain/event-payloads.ts';
 import { toJson } from '../db/json.ts';
 import type { Queryable } from '../db/create-db.ts';
+import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import { executionRepository } from './execution-repository.ts';
 import type { ExecutionRow, NewLogLine } from './execution-rows.ts';
 import type { FinishHooks } from './finish-hooks.ts';
@@ -24,7 +25,9 @@ export type Holder = { token: string } | { from: { status: string }; lost?: bool
  * ended by a cancel or a sweeper): then nothing is written.
  */
 export async function finishExecution(outbox: Outbox<EventPayloads>, row: ExecutionRow, holder: Holder, ending: Ending, logs: NewLogLine[], now: number, hooks?: FinishHooks): Promise<boolean> {
-  return outbox.transaction(async (uow) => {
+  // On MariaDB a concurrent claim's per-action lease check can lock the same rows: a
+  // deadlock victim is simply done again (nothing of it was committed).
+  return retryOnDeadlock(() => outbox.transaction(async (uow) => {
     const changes = {
       status: ending.status,
       output: ending.output === null ? null : toJson(ending.output),
@@ -50,7 +53,7 @@ export async function finishExecution(outbox: Outbox<EventPayloads>, row: Execut
     });
     await hooks?.run(row, ending.status, uow.trx);
     return true;
-  });
+  }));
 }
 
 function settle(db: Queryable, id: string, holder: Holder, changes: Record<string, unknown>, now: number): Promise<boolean> {

@@ -4,6 +4,7 @@ import type { PageRequest } from '../db/paginate.ts';
 import type { EventPayloads } from '../domain/event-payloads.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { isUniqueViolation } from '../db/db-errors.ts';
+import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import type { Outbox } from '../events/outbox.ts';
 import { newId } from '../ids.ts';
 import type { ExecutorAsset } from '../plugin-api/index.ts';
@@ -82,14 +83,7 @@ export class ExecutionService {
     if (!action.enabled && !sandbox) {
       throw new ConflictError(`Action ${action.name} is a disabled definition: enable it (PATCH /api/actions/definitions/{id}) or run it with sandbox: true.`, 'action_disabled');
     }
-    const validated = deps.catalog.validateParameters(action.parameters, req.parameters ?? {});
-    let asset: ExecutorAsset | null = null;
-    if (req.target) {
-      asset = await deps.asset(who.tenantId, req.target);
-      if (!asset) throw new NotFoundError('Target asset');
-    }
-    // Fails with a 400 naming a missing credential now, not later in the worker.
-    const secrets = await deps.credentials.resolve(who.tenantId, [...new Set(Object.values(validated.secrets))], { sandbox });
+    const { validated, asset, secrets } = await this.#check(who, action, req, sandbox);
     const now = this.#now();
     const base: NewExecution = {
       id: options.executionId ?? newId('exe', now),
@@ -131,13 +125,25 @@ export class ExecutionService {
     return { execution: await this.get(who.tenantId, base.id) };
   }
 
+  /** What every run needs before anything is written: valid parameters, the target, every credential (a 400 naming a missing one now, not later in the worker). */
+  async #check(who: Principal, action: ActionVersion, req: Omit<TriggerRequest, 'dry_run'>, sandbox: boolean) {
+    const validated = this.deps.catalog.validateParameters(action.parameters, req.parameters ?? {});
+    let asset: ExecutorAsset | null = null;
+    if (req.target) {
+      asset = await this.deps.asset(who.tenantId, req.target);
+      if (!asset) throw new NotFoundError('Target asset');
+    }
+    const secrets = await this.deps.credentials.resolve(who.tenantId, [...new Set(Object.values(validated.secrets))], { sandbox });
+    return { validated, asset, secrets };
+  }
+
   async #action(tenantId: string, actionId: string, version?: string): Promise<ActionVersion> {
     return version ? this.deps.catalog.forRunByVersion(tenantId, actionId, version) : this.deps.catalog.forRun(tenantId, actionId);
   }
 
   async #queue(who: Principal, action: ActionVersion, base: NewExecution, approval: boolean, sandbox: boolean): Promise<void> {
     const { deps } = this;
-    await deps.outbox.transaction(async (uow) => {
+    await retryOnDeadlock(() => deps.outbox.transaction(async (uow) => {
       let approvalId: string | null = null;
       if (approval) approvalId = (await deps.approvals!.request(approvalRequestFor(who, action, base), uow.trx)).id;
       await executionRepository.insert(uow.trx, { ...base, waitReason: approval ? 'approval' : null, approvalId });
@@ -146,7 +152,7 @@ export class ExecutionService {
         kind: 'action.triggered',
         data: { action_id: action.actionId, execution_id: base.id, action_name: action.name, status: 'pending', target: base.target, sandbox },
       });
-    });
+    }));
   }
 
   /**
@@ -154,21 +160,14 @@ export class ExecutionService {
    * the executor's plan with every secret masked.
    */
   async plan(who: Principal, actionId: string, req: Omit<TriggerRequest, 'dry_run'>, options: Pick<TriggerOptions, 'version'> = {}): Promise<{ status: 'completed' | 'failed'; plan: Record<string, unknown>; error: { code: string; message: string } | null; action: { id: string; name: string; version: string } }> {
-    const { deps } = this;
     const action = await this.#action(who.tenantId, actionId, options.version);
     const sandbox = req.sandbox === true;
-    const validated = deps.catalog.validateParameters(action.parameters, req.parameters ?? {});
-    let asset: ExecutorAsset | null = null;
-    if (req.target) {
-      asset = await deps.asset(who.tenantId, req.target);
-      if (!asset) throw new NotFoundError('Target asset');
-    }
-    const secrets = await deps.credentials.resolve(who.tenantId, [...new Set(Object.values(validated.secrets))], { sandbox });
+    const { validated, asset, secrets } = await this.#check(who, action, req, sandbox);
     const params: Record<string, unknown> = { ...validated.values };
     for (const [param, credential] of Object.entries(validated.secrets)) params[param] = secrets[credential];
     const result = await dryRun(
       { executionId: 'exe_plan', tenantId: who.tenantId, action, params, secretParams: Object.keys(validated.secrets), secretValues: Object.values(secrets), asset, sandbox },
-      deps,
+      this.deps,
     );
     return { status: result.status, plan: result.plan, error: result.error, action: { id: action.actionId, name: action.name, version: action.version } };
   }

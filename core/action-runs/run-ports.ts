@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/create-db.ts';
-import type { ExecutorAgents, LogLevel } from '../plugin-api/index.ts';
+import type { AgentRun } from '../agents/agent-dispatcher.ts';
+import type { ExecutorAgents } from '../plugin-api/index.ts';
 import type { ActionVersion, ParameterSpec, ValidatedParameters } from '../actions/action-version.ts';
 import type { ExecutionRow } from './execution-rows.ts';
 
@@ -46,15 +47,8 @@ export interface ApprovalPort {
   cancel(tenantId: string, id: string, reason: string): Promise<unknown>;
 }
 
-export interface AgentRun {
-  tenantId: string;
-  executionId: string;
-  attempt: number;
-  sandbox: boolean;
-  timeoutMs: number;
-  signal: AbortSignal;
-  log: (level: LogLevel, message: string) => void;
-}
+/** One run's side of a dispatch to an on-site agent (core/agents). */
+export type { AgentRun };
 
 /** Builds a run's `ctx.agents`; absent when agents are not wired (the agent executor then fails clearly). */
 export type AgentHandleFactory = (run: AgentRun) => ExecutorAgents;

@@ -6,6 +6,7 @@ import type { EventPayloads } from '../domain/event-payloads.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { ExecutorAsset } from '../plugin-api/index.ts';
+import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import { errorMessage } from '../work/coerce-error.ts';
 import { claimToken } from '../work/instance-id.ts';
 import { PollLoop } from '../work/poll-loop.ts';
@@ -169,8 +170,13 @@ export class RunWorker {
     if (failedAttempt && row.attempt < row.max_attempts) {
       const delay = Math.min(MAX_BACKOFF_MS, action.retry.backoffSeconds * 1000 * 2 ** (row.attempt - 1));
       log.write('WARN', `attempt ${row.attempt} failed (${code}: ${error?.message ?? ''}); retrying in ${Math.round(delay / 1000)} s`);
-      const retried = await executionRepository.settle(this.deps.db, row.id, token, { status: 'pending', due_at: now + delay, error: toJson({ code, message: error?.message ?? '' }), updated_at: now });
-      if (retried) await executionRepository.appendLogs(this.deps.db, log.drain(true));
+      const lines = log.drain(true);
+      await retryOnDeadlock(() =>
+        this.deps.db.transaction(async (trx) => {
+          const retried = await executionRepository.settle(trx, row.id, token, { status: 'pending', due_at: now + delay, error: toJson({ code, message: error?.message ?? '' }), updated_at: now });
+          if (retried) await executionRepository.appendLogs(trx, lines);
+        }),
+      );
       return;
     }
     const status = outcome.status;

@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors.ts';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUT_SECONDS, DEFAULT_VERSION, type ExecutorKind } from './action-kinds.ts';
 import { checkActionConfig, type CodedProblem } from './action-config.ts';
-import type { ExecutorRef, ParameterSpec } from './action-version.ts';
+import type { ActionBehaviour, ExecutorRef, ParameterSpec } from './action-version.ts';
 import type { UrlRules } from './destination-url.ts';
 import { inputMappingProblems } from './input-mapping.ts';
 import { validateParameterSpecs } from './parameter-specs.ts';
@@ -41,17 +41,9 @@ export interface DefinitionInput {
 }
 
 /** One version, checked and normalised, ready to store. */
-export interface VersionDraft {
+export interface VersionDraft extends ActionBehaviour {
   version: string;
   parts: VersionParts;
-  type: string;
-  description: string;
-  executor: ExecutorRef;
-  config: Record<string, unknown>;
-  parameters: ParameterSpec[];
-  inputMapping: Record<string, unknown> | null;
-  timeoutSeconds: number;
-  retry: { maxAttempts: number; backoffSeconds: number };
 }
 
 function fail(problems: CodedProblem[]): never {

@@ -3,7 +3,7 @@ import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { whereContains } from '../db/like-pattern.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
-import type { ExecutorRef, ParameterSpec } from './action-version.ts';
+import type { ActionBehaviour, ExecutorRef, ParameterSpec } from './action-version.ts';
 import type { VersionDraft } from './action-draft.ts';
 
 export interface ActionRecord {
@@ -18,7 +18,7 @@ export interface ActionRecord {
   updatedAt: number;
 }
 
-export interface VersionRecord {
+export interface VersionRecord extends ActionBehaviour {
   id: string;
   actionId: string;
   tenantId: string;
@@ -26,14 +26,6 @@ export interface VersionRecord {
   major: number;
   minor: number;
   patch: number;
-  type: string;
-  description: string;
-  executor: ExecutorRef;
-  config: Record<string, unknown>;
-  parameters: ParameterSpec[];
-  inputMapping: Record<string, unknown> | null;
-  timeoutSeconds: number;
-  retry: { maxAttempts: number; backoffSeconds: number };
   createdBy: string | null;
   createdAt: number;
 }

@@ -26,16 +26,8 @@ export interface ExecutorRef {
   method?: string;
 }
 
-export interface ActionVersion {
-  actionId: string;
-  tenantId: string;
-  name: string;
-  /** `reference` (POST /api/actions, usable at once) or `definition` (authoring view, usable when enabled). */
-  view: 'reference' | 'definition';
-  /** Definitions are usable in production only when enabled; reference-view actions always are. */
-  enabled: boolean;
-  versionId: string;
-  version: string;
+/** What one version of an action does: shared by drafts, stored versions and the run engine's view. */
+export interface ActionBehaviour {
   type: string;
   description: string;
   executor: ExecutorRef;
@@ -46,6 +38,18 @@ export interface ActionVersion {
   inputMapping: Record<string, unknown> | null;
   timeoutSeconds: number;
   retry: { maxAttempts: number; backoffSeconds: number };
+}
+
+export interface ActionVersion extends ActionBehaviour {
+  actionId: string;
+  tenantId: string;
+  name: string;
+  /** `reference` (POST /api/actions, usable at once) or `definition` (authoring view, usable when enabled). */
+  view: 'reference' | 'definition';
+  /** Definitions are usable in production only when enabled; reference-view actions always are. */
+  enabled: boolean;
+  versionId: string;
+  version: string;
 }
 
 /** Parameters checked against their specs: plain values, and which parameters are secrets to fetch. */

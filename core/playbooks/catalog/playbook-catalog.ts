@@ -2,6 +2,7 @@ import { parseVersion, compareVersions } from '../../actions/semantic-version.ts
 import { changeClock } from '../../db/change-clock.ts';
 import type { Db } from '../../db/create-db.ts';
 import { isUniqueViolation } from '../../db/db-errors.ts';
+import { retryOnDeadlock } from '../../db/retry-deadlock.ts';
 import type { Page, PageRequest } from '../../db/paginate.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
@@ -47,13 +48,13 @@ export class PlaybookCatalog {
     const versionId = newId('ver');
     const now = Date.now();
     try {
-      await this.#db.transaction(async (trx) => {
+      await retryOnDeadlock(() => this.#db.transaction(async (trx) => {
         if (await playbookRepository.nameTaken(trx, tenantId, def.name)) throw taken(def.name);
         await playbookRepository.insertPlaybook(trx, { id, tenantId, name: def.name, enabled: true, activeVersionId: versionId, createdBy, createdAt: now, updatedAt: now });
         await playbookRepository.insertVersion(trx, this.#record(versionId, id, tenantId, def, createdBy, now), parseVersion(def.version)!);
-        await playbookRepository.setTags(trx, tenantId, id, def.tags);
+        await playbookRepository.setTags(trx, tenantId, id, def.tags, true);
         await changeClock.markChanged(trx, tenantId, 'playbooks', now);
-      });
+      }));
     } catch (err) {
       if (isUniqueViolation(err)) throw taken(def.name);
       throw err;
@@ -91,7 +92,7 @@ export class PlaybookCatalog {
     const now = Date.now();
     const notHigher = (newest: string) => new ConflictError(`Version ${def.version} is not higher than ${newest}, the newest version of this playbook.`, 'version_not_higher', { newest_version: newest });
     try {
-      await this.#db.transaction(async (trx) => {
+      await retryOnDeadlock(() => this.#db.transaction(async (trx) => {
         const newest = await playbookRepository.newestVersion(trx, tenantId, id);
         if (newest && compareVersions(parts, newest.parts) <= 0) throw notHigher(newest.version);
         if (def.name !== current.playbook.name && (await playbookRepository.nameTaken(trx, tenantId, def.name, id))) throw taken(def.name);
@@ -100,7 +101,7 @@ export class PlaybookCatalog {
         if (!updated) throw new NotFoundError('Playbook');
         await playbookRepository.setTags(trx, tenantId, id, def.tags);
         await changeClock.markChanged(trx, tenantId, 'playbooks', now);
-      });
+      }));
     } catch (err) {
       if (isUniqueViolation(err)) {
         const newest = await playbookRepository.newestVersion(this.#db, tenantId, id);
@@ -121,10 +122,10 @@ export class PlaybookCatalog {
   /** PATCH `{enabled}`: a disabled playbook is never triggered by events (runs by hand are the engine's call). */
   async setEnabled(tenantId: string, id: string, enabled: boolean): Promise<PlaybookWithVersion> {
     const now = Date.now();
-    await this.#db.transaction(async (trx) => {
+    await retryOnDeadlock(() => this.#db.transaction(async (trx) => {
       if (!(await playbookRepository.update(trx, tenantId, id, { enabled, updatedAt: now }))) throw new NotFoundError('Playbook');
       await changeClock.markChanged(trx, tenantId, 'playbooks', now);
-    });
+    }));
     return this.get(tenantId, id);
   }
 
@@ -135,10 +136,10 @@ export class PlaybookCatalog {
    */
   async remove(tenantId: string, id: string): Promise<void> {
     const now = Date.now();
-    await this.#db.transaction(async (trx) => {
+    await retryOnDeadlock(() => this.#db.transaction(async (trx) => {
       if (!(await playbookRepository.markDeleted(trx, tenantId, id, now))) throw new NotFoundError('Playbook');
       await changeClock.markChanged(trx, tenantId, 'playbooks', now);
-    });
+    }));
   }
 
   /** For runs: the active version of a live playbook (enabled or not). NotFoundError when absent, deleted or another tenant's. */

@@ -18,6 +18,18 @@ function stepsNamedIn(set: ConditionSet, into: Set<string> = new Set()): Set<str
 }
 
 /**
+ * One field style in every 400 (the routes' joi paths: `steps.2.on_success`, not
+ * `steps[2].on_success`), and the step's id in the message, not only its index.
+ */
+function namingTheStep(def: PlaybookDefinition, p: FieldProblem): FieldProblem {
+  const field = p.field.replace(/\[(\d+)\]/g, '.$1');
+  const index = /^steps\.(\d+)(?:\.|$)/.exec(field);
+  const step = index ? def.steps[Number(index[1])] : undefined;
+  const named = step && (p.message.startsWith(`step ${step.id}`) || p.message.startsWith(`step "${step.id}"`));
+  return { field, message: step && !named ? `step ${step.id}: ${p.message}` : p.message };
+}
+
+/**
  * The language checks of a shaped definition (core/playbooks/language), all problems at
  * once: the step graph first (a broken graph makes "which steps ran before" meaningless,
  * so placeholders are checked only on a sound one), then the trigger's conditions (over
@@ -25,18 +37,18 @@ function stepsNamedIn(set: ConditionSet, into: Set<string> = new Set()): Set<str
  * of every action step's parameters. 400 `invalid_playbook` with a detail per problem.
  */
 export function checkLanguage(def: PlaybookDefinition): void {
-  const problems: FieldProblem[] = [...stepGraphProblems(def.steps)];
+  const problems: FieldProblem[] = stepGraphProblems(def.steps).map((p) => namingTheStep(def, p));
   const graphSound = problems.length === 0;
-  problems.push(...conditionProblems(def.trigger.conditions, { paths: 'event-data', field: 'trigger.conditions' }));
+  problems.push(...conditionProblems(def.trigger.conditions, { paths: 'event-data', field: 'trigger.conditions' }).map((p) => namingTheStep(def, p)));
   const ids = def.steps.map((s) => s.id);
   const before = graphSound ? stepsBefore(def.steps) : null;
   def.steps.forEach((step, i) => {
     if (step.type === 'condition') {
       const field = `steps.${i}.if`;
-      problems.push(...conditionProblems(step.if, { paths: 'context', field }));
+      problems.push(...conditionProblems(step.if, { paths: 'context', field }).map((p) => namingTheStep(def, p)));
       // A path on a step that does not exist (or on the step itself) could never hold.
       for (const named of stepsNamedIn(step.if)) {
-        if (named === step.id || !ids.includes(named)) problems.push({ field, message: `step ${step.id}: "steps.${named}" names no earlier step of this playbook` });
+        if (named === step.id || !ids.includes(named)) problems.push({ field, message: `step ${step.id}: "steps.${named}" names no other step of this playbook` });
       }
     }
     if (step.type === 'action' && before) {
@@ -45,6 +57,7 @@ export function checkLanguage(def: PlaybookDefinition): void {
         earlierStepIds: (id) => [...(before.get(id) ?? [])],
         triggerEvent: def.trigger.event,
         parameterNames: Object.keys(def.parameters),
+        stepId: step.id,
       });
       for (const message of messages) problems.push({ field: `steps.${i}.parameters`, message: `step ${step.id}: ${message}` });
     }

@@ -100,9 +100,9 @@ export const playbookRepository = {
     });
   },
 
-  /** Replaces the tag rows with the active version's tags. */
-  async setTags(db: Queryable, tenantId: string, playbookId: string, tags: string[]): Promise<void> {
-    await db('playbook_tags').where({ tenant_id: tenantId, playbook_id: playbookId }).delete();
+  /** Replaces the tag rows with the active version's tags (`fresh`: a new playbook has none to delete, and an empty-range delete takes gap locks on MariaDB). */
+  async setTags(db: Queryable, tenantId: string, playbookId: string, tags: string[], fresh = false): Promise<void> {
+    if (!fresh) await db('playbook_tags').where({ playbook_id: playbookId }).delete();
     if (tags.length) await db('playbook_tags').insert(tags.map((tag) => ({ playbook_id: playbookId, tenant_id: tenantId, tag })));
   },
 
@@ -117,7 +117,7 @@ export const playbookRepository = {
   /** Soft delete: frees the name, leaves lists and triggers; versions stay for runs. */
   async markDeleted(db: Queryable, tenantId: string, id: string, now: number): Promise<number> {
     const n = await db('playbooks').where({ tenant_id: tenantId, id }).whereNull('deleted_at').update({ deleted_at: now, updated_at: now, live_name: null });
-    if (n) await db('playbook_tags').where({ tenant_id: tenantId, playbook_id: id }).delete();
+    if (n) await db('playbook_tags').where({ playbook_id: id }).delete();
     return n;
   },
 

@@ -85,7 +85,7 @@ export function evaluateConditions(set: ConditionSet, data: unknown): boolean {
   for (const [key, operand] of Object.entries(set)) {
     if (operand === undefined) continue;
     if (key === 'any' || key === 'all') {
-      const sets = operand as ConditionSet[];
+      const sets = Array.isArray(operand) ? (operand as ConditionSet[]) : [];
       const ok = key === 'any' ? sets.some((s) => evaluateConditions(s, data)) : sets.every((s) => evaluateConditions(s, data));
       if (!ok) return false;
     } else if (!holdsOperand(operand as ConditionOperand, resolvePath(data, key))) {
@@ -93,4 +93,21 @@ export function evaluateConditions(set: ConditionSet, data: unknown): boolean {
     }
   }
   return true;
+}
+
+/**
+ * Every field path a condition set tests, `any`/`all` included: lets the catalog check
+ * that a condition step's `steps.<id>` paths name existing steps.
+ */
+export function conditionPaths(set: unknown): string[] {
+  const paths = new Set<string>();
+  const walk = (s: unknown): void => {
+    if (s === null || typeof s !== 'object' || Array.isArray(s)) return;
+    for (const [key, value] of Object.entries(s)) {
+      if ((key === 'any' || key === 'all') && Array.isArray(value)) value.forEach(walk);
+      else paths.add(key);
+    }
+  };
+  walk(set);
+  return [...paths];
 }

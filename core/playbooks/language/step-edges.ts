@@ -57,12 +57,16 @@ export function edgesOf(steps: readonly unknown[], byId = indexById(steps)): Edg
   );
 }
 
-/** Indexes reachable from `start` (inclusive) over every edge. */
-export function reachFrom(start: number, edges: Edge[][], byId: Map<string, number>): Set<number> {
+/**
+ * Indexes reachable from `start` (inclusive) over every edge, or with `overBranches:
+ * false` along one flow only: a parallel counts as one unit and is left by its join.
+ */
+export function reachFrom(start: number, edges: Edge[][], byId: Map<string, number>, overBranches = true): Set<number> {
   const seen = new Set<number>([start]);
   const queue = [start];
   while (queue.length > 0) {
     for (const e of edges[queue.pop()!]!) {
+      if (!overBranches && e.kind === 'branch') continue;
       const to = byId.get(e.to)!;
       if (!seen.has(to)) seen.add(to), queue.push(to);
     }

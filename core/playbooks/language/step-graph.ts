@@ -76,7 +76,7 @@ function parallelProblems(steps: readonly unknown[], edges: Edge[][], byId: Map<
   steps.forEach((step, p) => {
     const s = step as PlaybookStep;
     if (s?.type !== 'parallel') return;
-    const branches = edges[p]!.filter((e) => e.kind === 'branch');
+    const branches = edges[p]!.filter((e, k, all) => e.kind === 'branch' && all.findIndex((x) => x.kind === 'branch' && x.to === e.to) === k);
     const reaches = branches.map((b) => reachFrom(byId.get(b.to)!, edges, byId));
     const join = s.on_success ? byId.get(s.on_success) : undefined;
     branches.forEach((b, k) => {

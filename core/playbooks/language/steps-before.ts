@@ -59,7 +59,7 @@ export function stepsBefore(steps: PlaybookStep[]): Map<string, Set<string>> {
     const computed = guarded(`a${i}`, () => {
       const out = new Set([...beforeOf(i), steps[i]!.id]);
       for (const e of edges[i]!.filter((x) => x.kind === 'branch')) {
-        const branch = [...reachFrom(byId.get(e.to)!, edges, byId)];
+        const branch = [...reachFrom(byId.get(e.to)!, edges, byId, false)]; // a nested parallel's own branches end inside it
         const ends = branch.filter((j) => endsAPath(steps[j]!));
         for (const id of intersect(ends.map(afterOf))) out.add(id);
       }

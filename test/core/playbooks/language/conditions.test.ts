@@ -1,5 +1,5 @@
 import test from 'ava';
-import { evaluateConditions, MATCH_INPUT_CAP } from '../../../../core/playbooks/language/conditions.ts';
+import { conditionPaths, evaluateConditions, MATCH_INPUT_CAP } from '../../../../core/playbooks/language/conditions.ts';
 import type { ConditionSet } from '../../../../core/playbooks/playbook-types.ts';
 
 const finding = {
@@ -129,4 +129,13 @@ test('over a run context: step outputs, event data and parameters', (t) => {
   t.true(holds({ 'steps.lookup.status': 'completed', 'parameters.threshold': { lt: 10 } }, context));
   t.true(holds({ 'steps.other.status': { exists: false } }, context), 'a step that did not run is absent');
   t.false(holds({ 'steps.other.status': 'completed' }, context));
+});
+
+test('conditionPaths lists every tested path, inside any/all too', (t) => {
+  t.deepEqual(conditionPaths({ 'steps.a.status': 'completed', any: [{ 'finding.severity': 'high' }, { all: [{ 'steps.b.output.x': 1 }] }] }), [
+    'steps.a.status',
+    'finding.severity',
+    'steps.b.output.x',
+  ]);
+  t.deepEqual(conditionPaths('nope'), []);
 });

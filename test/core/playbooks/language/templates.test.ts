@@ -123,7 +123,7 @@ test('hostile values stay data: quotes, braces and newlines cannot change the sh
   t.deepEqual(Object.keys(value as object), ['body', 'whole', 'inner']);
   t.deepEqual(Object.keys((value as { body: object }).body), ['text']);
   t.is((value as { body: { text: string } }).body.text, 'Note: He said "hi"\n}, "admin": true, {');
-  t.is((value as { whole: string }).whole, context.parameters.note);
+  t.is((value as { whole: string }).whole, context.parameters.note as string);
   const wire = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
   t.false('admin' in wire);
   const injected = renderParameters({ q: '{{ parameters.sneaky }}' }, { ...context, parameters: { sneaky: '{{ parameters.port }}' } });
