@@ -6,6 +6,7 @@ import { scanConfigSchema, type ScanConfig } from './scan-config.ts';
 import { rateLimitConfigSchema, type RateLimitConfig } from './rate-limit-config.ts';
 import { siemConfigSchema, streamConfigSchema, type SiemConfig, type StreamConfig } from './event-channels-config.ts';
 import { retentionConfigSchema, type RetentionConfig } from './retention-config.ts';
+import { playbooksConfigSchema, type PlaybooksConfig } from './playbooks-config.ts';
 
 /** The validated runtime configuration. Every key is documented in the README. */
 export interface Config {
@@ -39,6 +40,7 @@ export interface Config {
   findings: { bulk: { maxItems: number } };
   exports: ExportsConfig;
   executors: ExecutorsConfig;
+  playbooks: PlaybooksConfig;
   retention: RetentionConfig;
   outbound: OutboundConfig;
   secrets: { key: string | null; previousKeys: string[]; keyFile: string };
@@ -155,6 +157,7 @@ export const configSchema = Joi.object<Config>({
   }).required(),
   exports: exportsConfigSchema.required(),
   executors: executorsConfigSchema.required(),
+  playbooks: playbooksConfigSchema.required(),
   retention: retentionConfigSchema.required(),
   outbound: Joi.object({
     requireHttps: Joi.boolean().required(),

@@ -29,6 +29,9 @@ import type { StreamService } from './stream/stream-service.ts';
 import type { HealthService } from './http/health-service.ts';
 import type { ActionCatalog } from './actions/action-catalog.ts';
 import type { PlaybookCatalog } from './playbooks/catalog/playbook-catalog.ts';
+import type { PlaybookRunService } from './playbooks/runs/run-service.ts';
+import type { PlaybookRunWorker } from './playbooks/runs/run-worker.ts';
+import type { TriggerConsumer } from './playbooks/triggers/trigger-consumer.ts';
 import type { CredentialStore } from './secrets/credential-store.ts';
 import type { ExecutionService } from './action-runs/execution-service.ts';
 import type { ExecutionControl } from './action-runs/execution-control.ts';
@@ -69,6 +72,8 @@ export interface AppServices {
   agents: AgentService;
   /** Playbook definitions and versions (core/playbooks/catalog); the playbook engine and triggers read them through it. */
   playbooks: PlaybookCatalog;
+  /** Playbook runs: by hand, dry runs, records, steps, cancel (core/playbooks/runs). */
+  playbookRuns: PlaybookRunService;
 }
 
 /** The background services (all in `registry`, which starts them by role), and handles on the ones tests and benchmarks drive. */
@@ -88,6 +93,10 @@ export interface AppBackground {
   actions: RunWorker;
   /** Expires overdue approval requests and re-drives unhandled resolutions (worker role). */
   approvals: ApprovalSweeper;
+  /** The playbook run worker (worker role). */
+  playbooks: PlaybookRunWorker;
+  /** The outbox consumer that starts playbook runs from events (worker role). */
+  playbookTriggers: TriggerConsumer;
 }
 
 /** What route plugins and background roles are given: process-wide pieces at the top, services, background. */

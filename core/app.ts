@@ -26,6 +26,7 @@ import { SecretBox } from './secrets/secret-box.ts';
 import { CredentialStore } from './secrets/credential-store.ts';
 import { ActionCatalog } from './actions/action-catalog.ts';
 import { PlaybookCatalog } from './playbooks/catalog/playbook-catalog.ts';
+import { createPlaybookRuntime } from './playbooks/runs/playbook-runtime.ts';
 import { validateParameters } from './actions/parameter-validator.ts';
 import { createActionRuntime } from './action-runs/action-runtime.ts';
 import { createWebhookRuntime } from './webhooks/webhook-runtime.ts';
@@ -124,6 +125,12 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       },
     });
     registry.register(actionRuns.background);
+    const playbookRuns = createPlaybookRuntime({
+      config, db, bus, outbox, logger, playbooks, hooks: actionRuns.hooks,
+      ports: { executions: actionRuns.executions, control: actionRuns.control, actions: catalog },
+      asset: async (tenantId, id) => ((await assets.get(tenantId, id).catch(() => null)) as Record<string, unknown> | null),
+    });
+    for (const service of playbookRuns.background) registry.register(service);
     const roles = options.roles ?? ROLES;
     const ctx: AppContext = {
       config,
@@ -158,8 +165,9 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         approvals,
         agents,
         playbooks,
+        playbookRuns: playbookRuns.runs,
       },
-      background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background, actions: actionRuns.worker, approvals: approvalSweeper },
+      background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background, actions: actionRuns.worker, approvals: approvalSweeper, playbooks: playbookRuns.worker, playbookTriggers: playbookRuns.triggers },
       version: VERSION,
       startedAt: Date.now(),
     };

@@ -62,7 +62,23 @@ export type WebhookTestData = {
  */
 export type SystemAlertData =
   | { alert_type: 'siem_unreachable'; message: string; integration_id: string }
-  | { alert_type: 'webhook_disabled'; message: string; webhook_id: string; failing_since: string };
+  | { alert_type: 'webhook_disabled'; message: string; webhook_id: string; failing_since: string }
+  | { alert_type: 'playbook_loop'; message: string; playbook_id: string; event_id: string; depth: number };
+
+/**
+ * playbook.started / playbook.completed / playbook.failed: core/playbooks/runs (a run left
+ * pending; a run ended). `failed` carries the statuses failed and cancelled, with the
+ * error code (`step_failed`, `timeout`, `cancelled`, …). `trigger_event_id` is null for
+ * a run started by hand.
+ */
+export type PlaybookRunData = {
+  playbook_id: string;
+  execution_id: string;
+  playbook_name: string;
+  status: 'running' | 'completed' | 'failed' | 'cancelled';
+  trigger_event_id: string | null;
+  error_code: string | null;
+};
 
 /** action.triggered: core/action-runs/execution-service.ts (a run was queued or is waiting for approval). */
 export type ActionTriggeredData = {
@@ -99,11 +115,9 @@ export interface EventPayloads {
   'action.triggered': ActionTriggeredData;
   'action.completed': ActionFinishedData;
   'action.failed': ActionFinishedData;
-  // Nothing emits the playbook kinds yet: their payloads are defined with the code that
-  // emits them, and until then the outbox refuses them.
-  'playbook.started': never;
-  'playbook.completed': never;
-  'playbook.failed': never;
+  'playbook.started': PlaybookRunData;
+  'playbook.completed': PlaybookRunData;
+  'playbook.failed': PlaybookRunData;
   'webhook.test': WebhookTestData;
   'system.alert': SystemAlertData;
 }

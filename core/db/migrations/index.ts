@@ -13,6 +13,7 @@ import * as m012 from './012-action-executions.ts';
 import * as m013 from './013-agents.ts';
 import * as m014 from './014-approvals.ts';
 import * as m015 from './015-playbooks.ts';
+import * as m016 from './016-playbook-runs.ts';
 
 export interface Migration {
   name: string;
@@ -21,4 +22,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m009, m010, m011, m012, m013, m014, m015];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m009, m010, m011, m012, m013, m014, m015, m016];
