@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { ImmediateSqliteClient } from './sqlite-client.ts';
 import knexPkg from 'knex';
 import type { Knex } from 'knex';
 
@@ -45,7 +46,7 @@ export function createDb(url: string): Db {
     const memory = file === ':memory:';
     if (!memory) mkdirSync(dirname(resolve(file)), { recursive: true });
     return knexPkg({
-      client: 'better-sqlite3',
+      client: ImmediateSqliteClient as unknown as typeof knexPkg.Client,
       connection: { filename: memory ? ':memory:' : resolve(file) },
       useNullAsDefault: true,
       pool: {
