@@ -161,6 +161,14 @@ test.serial('B filtering lists by A\'s ids, and every list B can read, carry not
     t.deepEqual(leaked(res), [], r.key);
   }
   t.log(`${Object.values(FILTER_MATRIX).flatMap((f) => f(a)).length} filtered lists, ${lists.length} plain lists`);
+  // Counts leak too, even without a string: B's lists count B's own records only.
+  const own: Record<string, number> = {
+    '/api/assets': 1, '/api/findings': 0, '/api/scans': 0, '/api/scan-schedules': 0, '/api/webhooks': 1, '/api/integrations/siem': 0,
+    '/api/credentials': 0, '/api/actions': 1, '/api/agents': 1, '/api/approvals': 0, '/api/playbooks': 1,
+  };
+  for (const [url, total] of Object.entries(own)) t.is((await app.request('GET', url, { token: b.token })).body.meta.total, total, url);
+  const stats = await app.request('GET', '/api/findings/stats', { token: b.token });
+  t.is(stats.body.data.total, 0, stats.raw);
 });
 
 test.serial('requests whose body names A\'s records are refused with a 4xx and write nothing', async (t) => {
