@@ -11,8 +11,8 @@ export type Dialect = 'sqlite' | 'mysql';
 
 /** Which engine a knex instance talks to; the few dialect differences branch on this. */
 export function dialectOf(db: Queryable): Dialect {
-  const client = (db.client as { config: { client: string } }).config.client;
-  return client === 'better-sqlite3' ? 'sqlite' : 'mysql';
+  // The client's dialect name: the SQLite client is a class of ours (ImmediateSqliteClient), not a string.
+  return (db.client as { dialect: string }).dialect === 'mysql' ? 'mysql' : 'sqlite';
 }
 
 /** Asks the database a trivial question: resolves once it answers, throws when it does not. */
