@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { createTestApp, type InjectResult, type TestApp } from '../../_helpers/harness/test-app.ts';
 import { eventually } from '../../_helpers/harness/eventually.ts';
 import { openSse } from '../../_helpers/receivers/sse-client.ts';
-import { caller, seedTenant, type SeededTenant } from './seed-tenant.ts';
+import { caller, seedTenant, snapshotUrls, type SeededTenant } from './seed-tenant.ts';
 import { bodyReferences, EXEMPT, FILTER_MATRIX, playbookDef, ROUTE_MATRIX, type Attacker } from './route-matrix.ts';
 import { routeTable, seededRandom, shuffle, type TableRoute } from './route-table.ts';
 import { refusalOf, unknownTwin } from './unknown-twin.ts';
@@ -18,30 +18,6 @@ let a: SeededTenant;
 let b: Attacker;
 let routes: TableRoute[];
 let snapshotBefore: Record<string, unknown>;
-
-/** A's records as A sees them: after every attack they must be exactly as before. */
-const snapshotUrls = (s: SeededTenant) => [
-  `/api/assets/${s.ids.asset}`,
-  `/api/findings/${s.ids.finding}`,
-  `/api/findings/exports/${s.ids.export}`,
-  `/api/scan/${s.ids.scan}`,
-  `/api/scan-schedules/${s.ids.schedule}`,
-  `/api/webhooks/${s.ids.webhook}`,
-  `/api/webhooks/${s.ids.webhook}/deliveries/${s.ids.delivery}`,
-  `/api/integrations/siem/${s.ids.siem}`,
-  `/api/credentials/${s.ids.credential}`,
-  `/api/actions/${s.ids.action}`,
-  `/api/actions/${s.ids.definition}`,
-  `/api/actions/definitions/${s.ids.definition}/versions`,
-  `/api/actions/executions/${s.ids.execution}`,
-  `/api/agents/${s.ids.agent}`,
-  `/api/agents/${s.ids.agent}/jobs`,
-  `/api/approvals/${s.ids.approval}`,
-  `/api/playbooks/${s.ids.playbook}`,
-  `/api/playbooks/${s.ids.playbook}/versions`,
-  `/api/playbooks/executions/${s.ids.playbookRun}`,
-  `/api/playbooks/executions/${s.ids.playbookRun}/steps`,
-];
 
 async function snapshot(s: SeededTenant): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};

@@ -102,3 +102,27 @@ export async function seedTenant(app: TestApp, marker: string): Promise<SeededTe
   const secrets = [marker, tenantId, token, agentCreated.token, ...Object.values(ids), ...stepIds, ...versionIds].filter((s): s is string => typeof s === 'string' && s.length > 0);
   return { tenantId, token, marker, ids, agentToken: agentCreated.token, agentLabel: label, secrets: [...new Set(secrets)], references: [...Object.values(ids), `${marker}-approve`] };
 }
+
+/** A's records as A sees them: after every attack they must be exactly as before. */
+export const snapshotUrls = (s: SeededTenant) => [
+  `/api/assets/${s.ids.asset}`,
+  `/api/findings/${s.ids.finding}`,
+  `/api/findings/exports/${s.ids.export}`,
+  `/api/scan/${s.ids.scan}`,
+  `/api/scan-schedules/${s.ids.schedule}`,
+  `/api/webhooks/${s.ids.webhook}`,
+  `/api/webhooks/${s.ids.webhook}/deliveries/${s.ids.delivery}`,
+  `/api/integrations/siem/${s.ids.siem}`,
+  `/api/credentials/${s.ids.credential}`,
+  `/api/actions/${s.ids.action}`,
+  `/api/actions/${s.ids.definition}`,
+  `/api/actions/definitions/${s.ids.definition}/versions`,
+  `/api/actions/executions/${s.ids.execution}`,
+  `/api/agents/${s.ids.agent}`,
+  `/api/agents/${s.ids.agent}/jobs`,
+  `/api/approvals/${s.ids.approval}`,
+  `/api/playbooks/${s.ids.playbook}`,
+  `/api/playbooks/${s.ids.playbook}/versions`,
+  `/api/playbooks/executions/${s.ids.playbookRun}`,
+  `/api/playbooks/executions/${s.ids.playbookRun}/steps`,
+];
