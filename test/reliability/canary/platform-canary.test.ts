@@ -159,6 +159,34 @@ test.serial('no form of any planted secret reaches a response, log line, databas
   t.is((await call('PUT', '/api/credentials/canary-key', { payload: { value: CREDENTIAL_ROTATED } })).statusCode, 200);
   await call('GET', '/api/credentials/canary-key');
   await call('GET', '/api/credentials');
+  // The credential flows through a run, a sandbox run and a playbook run and its CACAO
+  // export (every executor's own leaks are secret-surfaces.test.ts's job). The script
+  // returns only the value's last four characters: proof the right value arrived.
+  const action = await call('POST', '/api/actions', {
+    payload: { name: 'canary-script', type: 'script', executor: 'local', config: { source: "log('INFO', 'using the key'); return { tail: params.key.slice(-4) };" }, parameters: [{ name: 'key', type: 'secret', required: true, credential: 'canary-key' }] },
+  });
+  t.is(action.statusCode, 201, action.raw);
+  const runIds: string[] = [];
+  for (const sandbox of [false, true]) {
+    const run = await call('POST', `/api/actions/${action.body.data.id}/execute`, { payload: { parameters: {}, sandbox } });
+    t.true([200, 202].includes(run.statusCode), run.raw);
+    runIds.push(run.body.data.execution_id);
+  }
+  const playbook = await call('POST', '/api/playbooks', {
+    payload: { name: 'canary-playbook', version: '1.0.0', trigger: { event: 'manual' }, steps: [{ id: 'use', type: 'action', action_ref: 'canary-script', parameters: {} }] },
+  });
+  t.is(playbook.statusCode, 201, playbook.raw);
+  const pbRun = await call('POST', `/api/playbooks/${playbook.body.data.id}/run`, { payload: {} });
+  t.is(pbRun.statusCode, 202, pbRun.raw);
+  const runs = await eventually(async () => {
+    const views = await Promise.all(runIds.map((id) => call('GET', `/api/actions/executions/${id}`)));
+    return views.every((v) => v.body.data.status === 'completed') ? views : undefined;
+  }, 30_000);
+  t.deepEqual(runs.map((v) => v.body.data.output.result.tail), [CREDENTIAL_ROTATED.slice(-4), CREDENTIAL_SANDBOX.slice(-4)], 'the rotated value in production, the sandbox value in the sandbox');
+  await eventually(async () => ((await call('GET', `/api/playbooks/executions/${pbRun.body.data.execution_id}`)).body.data.status === 'completed' ? true : undefined), 30_000);
+  await call('GET', `/api/playbooks/executions/${pbRun.body.data.execution_id}/steps`);
+  t.is((await call('GET', `/api/playbooks/${playbook.body.data.id}/export`)).statusCode, 200);
+  await call('GET', `/api/actions/${action.body.data.id}/runs`);
 
   // Scans with callbacks: one secret given, one generated (shown once in its create response).
   const assetA = await createAsset(app, '192.0.2.70', 'ip', token);
