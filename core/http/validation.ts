@@ -1,14 +1,33 @@
 import type { Request, ResponseToolkit } from '@hapi/hapi';
 import { ValidationError, type FieldProblem } from '../errors.ts';
 
+interface JoiDetail {
+  path: Array<string | number>;
+  message: string;
+  type?: string;
+  context?: { label?: string; name?: string; regex?: RegExp };
+}
+
 interface JoiLikeError extends Error {
-  details?: Array<{ path: Array<string | number>; message: string }>;
+  details?: JoiDetail[];
   output?: { payload?: { validation?: { source?: string } } };
 }
 
 /** Human text for a joi message: drop joi's quoting of the label. */
 function clean(message: string): string {
   return message.replace(/"/g, '');
+}
+
+/**
+ * joi's pattern messages quote the refused value ("secret with value … fails to match"),
+ * and the value may be a secret (a webhook signing secret with a space in it): say which
+ * rule failed without the value. Custom messages (no "with value") are kept as written.
+ */
+function messageOf(d: JoiDetail): string {
+  if (!d.type?.startsWith('string.pattern') || !d.message.includes(' with value ')) return d.message;
+  const label = d.context?.label ?? d.path.join('.');
+  const rule = d.context?.name ? `the ${d.context.name} pattern` : `the pattern ${String(d.context?.regex)}`;
+  return d.type.startsWith('string.pattern.invert') ? `${label} must not match ${rule}` : `${label} fails to match ${rule}`;
 }
 
 /**
@@ -22,7 +41,7 @@ export function validationFailAction(_request: Request, _h: ResponseToolkit, err
   const details: (FieldProblem & { location: string })[] = (e.details ?? []).map((d) => ({
     field: d.path.length ? d.path.join('.') : location,
     location,
-    message: clean(d.message),
+    message: clean(messageOf(d)),
   }));
   if (!details.length) details.push({ field: location, location, message: clean(e.message) });
   throw new ValidationError(`Invalid request ${location}: ${details.map((d) => d.message).join('; ')}.`, details);
