@@ -107,6 +107,8 @@ function supervise(o: RunExecutableOptions, command: string, args: string[], hom
     const onAbort = (): void => terminate('cancelled');
     const timer = setTimeout(() => terminate('timeout'), o.timeoutMs);
     o.signal.addEventListener('abort', onAbort, { once: true });
+    // Aborted while the working folder was being made: the listener came too late to hear it.
+    if (o.signal.aborted) onAbort();
 
     child.stdout!.on('data', (chunk: Buffer) => {
       if (bytes >= o.maxOutputBytes) return;
