@@ -151,6 +151,17 @@ test('aborting the signal kills the process group and the run is failed with can
   t.is((await run(name, { signal: pre.signal })).result.error?.code, 'cancelled');
 });
 
+test('a cancel that lands after the first check but before the process starts still stops it at once', async (t) => {
+  const name = await scripts.add('sleepy-late.sh', '#!/bin/bash\nsleep 1000\n');
+  // Not aborted when first asked, aborted by the time the process is supervised: the
+  // abort event has already fired, so only a second look can see it.
+  let reads = 0;
+  const signal = { get aborted() { reads += 1; return reads > 1; }, reason: 'cancelled by user', addEventListener() {}, removeEventListener() {} } as unknown as AbortSignal;
+  const { result } = await run(name, { signal, timeoutMs: 8000 });
+  t.is(result.status, 'failed');
+  t.is(result.error?.code, 'cancelled');
+});
+
 test('targets that are not plain names of executables in the directory are refused before anything runs', async (t) => {
   await scripts.add('not-exec.sh', '#!/bin/bash\necho hi\n', 0o644);
   await scripts.add('.hidden', '#!/bin/bash\necho hi\n');
