@@ -11,8 +11,8 @@ export type Dialect = 'sqlite' | 'mysql';
 
 /** Which engine a knex instance talks to; the few dialect differences branch on this. */
 export function dialectOf(db: Queryable): Dialect {
-  const client = (db.client as { config: { client: string } }).config.client;
-  return client === 'better-sqlite3' ? 'sqlite' : 'mysql';
+  // Asked of the driver, not the configured client: SQLite's client is a class (sqlite-client.ts).
+  return (db.client as { driverName: string }).driverName === 'better-sqlite3' ? 'sqlite' : 'mysql';
 }
 
 /** Asks the database a trivial question: resolves once it answers, throws when it does not. */
