@@ -50,7 +50,7 @@ export async function crashWorld(overrides: Tree = {}): Promise<CrashWorld> {
     token,
     async call(method, url, payload) {
       const res = await app.request(method, url, { token, payload });
-      if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.raw}`);
+      if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.raw.slice(0, 500)}`);
       return res.body?.data;
     },
     async worker() {
