@@ -1,9 +1,8 @@
 import test from 'ava';
-import { spawn } from 'node:child_process';
+import { startWorker as startWorkerProcess } from '../../_helpers/harness/worker-process.ts';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from '../../_helpers/harness/spawn-service.ts';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 import { eventually } from '../../_helpers/harness/eventually.ts';
 
@@ -18,28 +17,7 @@ setTimeout(() => process.stdout.write('{"status":"success","data":{}}'), ${wait}
 }
 
 /** A Rampart worker PROCESS (`--role worker`) on the test app's database. */
-function startWorker(databaseUrl: string) {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'core/main.ts', '--role', 'worker'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      NODE_ENV: 'test',
-      DATABASE_URL: databaseUrl,
-      RAMPART__log__level: 'info',
-      RAMPART__executors__local__scriptsDir: scriptsDir,
-      RAMPART__executors__leaseMs: '1000',
-      RAMPART__executors__pollIntervalMs: '50',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = eventually(async () => out.includes('Rampart started') || (child.exitCode !== null ? Promise.reject(new Error(out)) : false), 60_000);
-  return { child, ready, exited, output: () => out };
-}
+const startWorker = (databaseUrl: string) => startWorkerProcess(databaseUrl, { executors: { local: { scriptsDir }, leaseMs: 1000, pollIntervalMs: 50 } });
 
 let t0: TestApp;
 let token: string;

@@ -3,7 +3,7 @@
 // and both run with the same config overrides (short leases and intervals).
 import type { ExecutionContext } from 'ava';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
-import { startWorker, type WorkerProcess } from './worker-process.ts';
+import { startWorker, type WorkerProcess } from '../../_helpers/harness/worker-process.ts';
 
 type Tree = Record<string, unknown>;
 

@@ -1,6 +1,5 @@
 import test from 'ava';
-import { spawn } from 'node:child_process';
-import { ROOT } from '../../../_helpers/harness/spawn-service.ts';
+import { startWorker as startWorkerProcess } from '../../../_helpers/harness/worker-process.ts';
 import { eventually } from '../../../_helpers/harness/eventually.ts';
 import { runRepository } from '../../../../core/playbooks/runs/run-repository.ts';
 import { executionIdFor } from '../../../../core/playbooks/runs/run-rows.ts';
@@ -19,30 +18,12 @@ test.before(async () => {
 });
 test.after.always(async () => w?.close());
 
-/** A Rampart worker PROCESS (`--role worker`) on the test app's database. */
+/** A Rampart worker PROCESS (`--role worker`) on the test app's database, with this world's settings. */
 function startWorker() {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'core/main.ts', '--role', 'worker'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      NODE_ENV: 'test',
-      DATABASE_URL: w.app.database.url,
-      RAMPART__log__level: 'info',
-      RAMPART__executors__local__scriptsDir: w.scriptsDir,
-      RAMPART__executors__leaseMs: '1000',
-      RAMPART__executors__pollIntervalMs: '50',
-      RAMPART__playbooks__leaseMs: '1000',
-      RAMPART__playbooks__pollIntervalMs: '50',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return startWorkerProcess(w.app.database.url, {
+    executors: { local: { scriptsDir: w.scriptsDir }, leaseMs: 1000, pollIntervalMs: 50 },
+    playbooks: { leaseMs: 1000, pollIntervalMs: 50 },
   });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = eventually(async () => out.includes('Rampart started') || (child.exitCode !== null ? Promise.reject(new Error(out)) : false), 60_000);
-  return { child, ready, exited };
 }
 
 const ranPerExecution = () => {

@@ -2,27 +2,12 @@
 // and across a restart: each process runs the trigger consumer; the durable cursor and
 // the (playbook, event) key keep every event to one run.
 import test from 'ava';
-import { spawn } from 'node:child_process';
-import { ROOT } from '../../../_helpers/harness/spawn-service.ts';
+import { startWorker as startWorkerProcess } from '../../../_helpers/harness/worker-process.ts';
 import { createTestApp, type TestApp } from '../../../_helpers/harness/test-app.ts';
 import { eventually } from '../../../_helpers/harness/eventually.ts';
 
-function startWorker(databaseUrl: string) {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'core/main.ts', '--role', 'worker'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: databaseUrl,
-      RAMPART__log__level: 'info', RAMPART__playbooks__pollIntervalMs: '50', RAMPART__executors__pollIntervalMs: '50', RAMPART__events__consumerLeaseMs: '1000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = eventually(async () => out.includes('Rampart started') || (child.exitCode !== null ? Promise.reject(new Error(out)) : false), 60_000);
-  return { child, ready, exited, output: () => out };
-}
+const startWorker = (databaseUrl: string) =>
+  startWorkerProcess(databaseUrl, { playbooks: { pollIntervalMs: 50 }, executors: { pollIntervalMs: 50 }, events: { consumerLeaseMs: 1000 } });
 
 let t0: TestApp;
 test.before(async () => {

@@ -1,8 +1,8 @@
 // A real Rampart worker PROCESS (`npm start -- --role worker`'s entry point and node
 // flags) on a test app's database: the one thing the crash harness kills with SIGKILL.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ROOT } from '../../_helpers/harness/spawn-service.ts';
-import { eventually } from '../../_helpers/harness/eventually.ts';
+import { ROOT } from './spawn-service.ts';
+import { eventually } from './eventually.ts';
 
 export interface WorkerProcess {
   child: ChildProcess;
