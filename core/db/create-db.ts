@@ -11,8 +11,10 @@ export type Dialect = 'sqlite' | 'mysql';
 
 /** Which engine a knex instance talks to; the few dialect differences branch on this. */
 export function dialectOf(db: Queryable): Dialect {
-  const client = (db.client as { config: { client: string } }).config.client;
-  return client === 'better-sqlite3' ? 'sqlite' : 'mysql';
+  // The driver name, not config.client: SQLite's client is a class (ImmediateSqliteClient),
+  // which inherits knex's better-sqlite3 driverName.
+  const driver = (db.client as { driverName?: string }).driverName;
+  return driver === 'better-sqlite3' ? 'sqlite' : 'mysql';
 }
 
 /** Asks the database a trivial question: resolves once it answers, throws when it does not. */
