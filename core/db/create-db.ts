@@ -11,10 +11,8 @@ export type Dialect = 'sqlite' | 'mysql';
 
 /** Which engine a knex instance talks to; the few dialect differences branch on this. */
 export function dialectOf(db: Queryable): Dialect {
-  // The driver name, not config.client: SQLite's client is a class (ImmediateSqliteClient),
-  // which inherits knex's better-sqlite3 driverName.
-  const driver = (db.client as { driverName?: string }).driverName;
-  return driver === 'better-sqlite3' ? 'sqlite' : 'mysql';
+  // The client's dialect name: the SQLite client is a class of ours (ImmediateSqliteClient), not a string.
+  return (db.client as { dialect: string }).dialect === 'mysql' ? 'mysql' : 'sqlite';
 }
 
 /** Asks the database a trivial question: resolves once it answers, throws when it does not. */
