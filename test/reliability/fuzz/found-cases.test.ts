@@ -43,3 +43,11 @@ test('the error-shape check accepts the documented shape and refuses others', (t
   t.truthy(errorShapeProblem('{"status":"error","error":{"code":"x","message":"y"}}', 'text/html'));
   t.truthy(errorShapeProblem('{"status":"error","error":{"code":"internal_error","message":"SQLITE_CONSTRAINT: UNIQUE failed"}}', json));
 });
+
+test('bulk import: a CSV quote csv-parse calls INVALID_OPENING_QUOTE (no CSV_ prefix) is a 400 invalid_csv, not a 500', async (t) => {
+  for (const csv of ['nom,type\r\n"a","b"\n"unterminated', 'name,type\r\n"a","b"\nx,"y"z"']) {
+    const res = await t0.server.inject({ method: 'POST', url: '/api/assets/bulk', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv' }, payload: csv });
+    t.is(res.statusCode, 400, res.payload);
+    t.is(JSON.parse(res.payload).error.code, 'invalid_csv');
+  }
+});
