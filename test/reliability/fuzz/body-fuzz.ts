@@ -48,8 +48,8 @@ const MALFORMED_JSON = [
 ];
 
 /** A JSON body for an operation: valid, one-field mutations, malformed JSON, wrong types and content types. */
-export function fuzzJsonBody(rng: SeededRandom, sampler: SchemaSampler, schema: JsonSchema): FuzzBody {
-  const valid = () => sampler.valid(schema);
+export function fuzzJsonBody(rng: SeededRandom, sampler: SchemaSampler, schema: JsonSchema, known?: () => unknown): FuzzBody {
+  const valid = () => (known && rng.chance(0.6) ? withRealIds(known(), sampler.valid(schema)) : sampler.valid(schema));
   const json = (value: unknown, kind: string): FuzzBody => ({ payload: JSON.stringify(value), contentType: 'application/json', kind });
   return rng.weighted<() => FuzzBody>([
     [12, () => json(valid(), 'valid')],
@@ -97,4 +97,12 @@ export function fuzzBulkBody(rng: SeededRandom): FuzzBody {
     [1, () => ({ payload: rng.pick(MALFORMED_JSON), contentType: 'application/json', kind: 'malformed_json' })],
     [1, () => ({ payload: csv, contentType: rng.pick(WRONG_CONTENT_TYPES) || undefined, kind: 'wrong_content_type' })],
   ])();
+}
+
+/** A known-valid body, with the id fields (asset_id, …) the schema sample filled with real ids. */
+function withRealIds(known: unknown, sampled: unknown): unknown {
+  if (!known || typeof known !== 'object' || !sampled || typeof sampled !== 'object') return known;
+  const out: Record<string, unknown> = { ...(known as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(sampled as Record<string, unknown>)) if (k.endsWith('_id') && !(k in out)) out[k] = v;
+  return out;
 }

@@ -78,7 +78,7 @@ test(`every operation of /api/openapi.json, ${REQUESTS} hostile requests (seed $
     for (let j = i; j < Math.min(i + WINDOW, REQUESTS); j += 1) {
       const operation = order[j % order.length];
       const req = await builder.build(operation);
-      window.push({ i: j, req, counted: rng.chance(operation.method === 'GET' ? 0.1 : 0.35) });
+      window.push({ i: j, req, counted: rng.chance(operation.method === 'GET' ? 0.15 : 0.6) });
     }
     const free = window.filter((w) => !w.counted);
     const sent = performance.now();

@@ -3,6 +3,7 @@ import type { JsonSchema, SchemaSampler } from './schema-sampler.ts';
 import type { FuzzWorld } from './fuzz-world.ts';
 import { fuzzBulkBody, fuzzJsonBody } from './body-fuzz.ts';
 import { hostileString, malformedId, wrongTypeValue } from './hostile-values.ts';
+import { VALID_BODIES } from './valid-bodies.ts';
 
 export interface Operation {
   method: string;
@@ -71,7 +72,7 @@ export class RequestBuilder {
 
     let payload: string | undefined;
     const jsonSchema = op.requestBody?.content?.['application/json']?.schema as JsonSchema | undefined;
-    const body = path === '/api/assets/bulk' ? fuzzBulkBody(this.rng) : jsonSchema ? fuzzJsonBody(this.rng, this.sampler, jsonSchema) : undefined;
+    const body = path === '/api/assets/bulk' ? fuzzBulkBody(this.rng) : jsonSchema ? fuzzJsonBody(this.rng, this.sampler, jsonSchema, VALID_BODIES[`${method} ${path}`]) : undefined;
     if (body) {
       payload = path === '/api/agent/jobs/claim' ? withoutLongPoll(body.payload) : body.payload;
       if (body.contentType !== undefined) headers['content-type'] = body.contentType;
@@ -147,9 +148,13 @@ export class RequestBuilder {
       case 'foreign_id':
         replace(this.#pickId(idPrefix ?? 'ast', 'foreign') ?? malformedId(this.rng, idPrefix ?? 'ast'));
         break;
-      case 'malformed_id':
-        replace(malformedId(this.rng, idPrefix ?? 'ast'));
+      case 'malformed_id': {
+        let id = malformedId(this.rng, idPrefix ?? 'ast');
+        // The stream only takes ids that cannot be valid (an unknown well-formed one opens a stream).
+        while (stream && /^ast_[0-9A-HJKMNP-TV-Z]{26}$/.test(id)) id = malformedId(this.rng, 'ast');
+        replace(id);
         break;
+      }
       case 'hostile_events':
         pairs.push(['events', this.rng.pick(['nope', 'finding.*,,', '*'.repeat(300), "' OR 1=1", '\u0000'])]);
         break;
