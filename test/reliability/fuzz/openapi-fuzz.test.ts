@@ -115,6 +115,9 @@ test(`every operation of /api/openapi.json, ${REQUESTS} hostile requests (seed $
   const never2xx = [...statusByOperation].filter(([, tally]) => ![...tally.keys()].some((s) => s < 300)).map(([n]) => n);
   t.log(`operations never answered 2xx in this run: ${never2xx.length} (${never2xx.join(', ')})`);
   t.deepEqual(failures, [], `seed ${SEED}: reproduce with FUZZ_SEED=${SEED}`);
+  // The run kept its footing: the tokens it acts with still work (a fuzzed request revoking them would hollow out the rest).
+  for (const token of [world.token, world.app.adminToken]) t.is((await world.app.request('GET', '/api/user/me', { token })).statusCode, 200, 'a world token was revoked during the run');
+  t.is((await world.app.request('POST', '/api/agent/jobs/claim', { token: world.agentToken, payload: { wait_seconds: 0 } })).statusCode, 204, 'the agent token was revoked during the run');
   t.is(statusByOperation.size, operations.length, 'every operation was sent requests');
   t.true(checkedRejected > REQUESTS / 10, `${checkedRejected} rejected requests were compared`);
 });

@@ -167,7 +167,8 @@ export class RequestBuilder {
     const natural = path === '/api/health' ? undefined : path.startsWith('/api/admin/') ? w.app.adminToken : path.startsWith('/api/agent/') ? w.agentToken : w.token;
     const choice = this.rng.weighted<string>([[88, 'natural'], [2, 'none'], [2, 'garbage'], [3, 'read_only'], [2, 'agent'], [2, 'tenant'], [1, 'admin']]);
     if (choice !== 'natural') kinds.push(`token:${choice}`);
-    if (path === '/api/user/auth/logout' && choice === 'natural') return `Bearer ${await w.burnableToken()}`;
+    // A logout revokes the token it is sent with: never one of the world's own.
+    if (path === '/api/user/auth/logout' && choice !== 'none' && choice !== 'garbage') return `Bearer ${await w.burnableToken()}`;
     if (choice === 'garbage') return this.rng.pick(['Bearer rmp_x', `Bearer rmp_${'A'.repeat(43)}`, 'Basic YTpi', 'Bearer', 'Bearer  ', "Bearer ' OR 1=1", 'bearer \u0000', `Bearer ${'x'.repeat(5000)}`]);
     const value = { natural, none: undefined, read_only: w.readOnlyToken, agent: w.agentToken, tenant: w.token, admin: w.app.adminToken }[choice];
     return value === undefined ? undefined : `Bearer ${value}`;
