@@ -1,5 +1,5 @@
 import { Transform, type Readable } from 'node:stream';
-import { parse } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
 import { InputError, PayloadTooLargeError } from '../errors.ts';
 import type { ImportRow } from './asset-import.ts';
 import { jsonArrayElements } from './json-array-stream.ts';
@@ -49,7 +49,8 @@ export async function* csvRows(body: Readable): AsyncGenerator<ImportRow> {
     }
   } catch (err) {
     const e = err as Error & { code?: string; lines?: number };
-    if (e.code?.startsWith('CSV_')) throw new InputError(`The CSV could not be read (line ${e.lines ?? '?'}): ${e.message}`, 'invalid_csv');
+    // Every parse error is a CsvError; not every code starts with CSV_ (INVALID_OPENING_QUOTE does not).
+    if (err instanceof CsvError || e.code?.startsWith('CSV_')) throw new InputError(`The CSV could not be read (line ${e.lines ?? '?'}): ${e.message}`, 'invalid_csv');
     throw err;
   }
   if (!header) throw new InputError('The CSV body is empty: expected the header "name,type,tags".', 'invalid_csv_header');

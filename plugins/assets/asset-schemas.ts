@@ -81,7 +81,8 @@ export const importResultSchema = Joi.object({
   errors: Joi.array()
     .items(Joi.object({
       row: Joi.number().integer().min(1).required().description('1-based position among the data rows (CSV header not counted) or in the assets array.'),
-      name: Joi.string().allow(null).required(),
+      // The row's name cell as sent, which may be empty (null when it is not a string).
+      name: Joi.string().allow('', null).required(),
       code: Joi.string().required(),
       message: Joi.string().required(),
     }).label('ImportError'))
