@@ -42,8 +42,9 @@ let B: Instance;
 let sql: Knex;
 // One scan of an asset at a time: each scan gets its own loopback address (127.0.0.2, …) and listener.
 const targets: Array<{ server: Server; host: string; port: number }> = [];
+let nextTarget = 2;
 async function scanTarget(): Promise<{ host: string; port: number }> {
-  const host = `127.0.0.${targets.length + 2}`;
+  const host = `127.0.0.${nextTarget++}`;
   const server = createServer((socket) => {
     socket.on('error', () => undefined); // the scanner may reset the connection
     socket.end('SSH-2.0-OpenSSH_9.6\r\n');
@@ -97,12 +98,12 @@ const countBy = (items: string[]) => items.reduce((m, k) => m.set(k, (m.get(k) ?
 
 run('rate limits are shared exactly: alternating between the instances buys the tier budget once, not twice', async (t) => {
   const { token } = await createTenant(A, cluster.adminToken, 'standard-tier', 'standard');
-  const outcomes: Array<{ via: string; status: number; remaining: number }> = [];
+  const outcomes: Array<{ via: string; status: number; remaining: number; at: number }> = [];
   const started = Date.now();
   for (let i = 0; i < 40; i++) {
     const via = i % 2 === 0 ? A : B;
     const res = await via.request('GET', '/api/assets', token);
-    outcomes.push({ via: via.name, status: res.status, remaining: Number(res.headers.get('x-ratelimit-remaining')) });
+    outcomes.push({ via: via.name, status: res.status, remaining: Number(res.headers.get('x-ratelimit-remaining')), at: Date.now() });
     if (res.status === 429) {
       t.is(res.body.error.code, 'rate_limited');
       t.truthy(res.headers.get('retry-after'));
@@ -114,8 +115,9 @@ run('rate limits are shared exactly: alternating between the instances buys the 
   // Burst 20, then 100/min = one token per 600 ms: at most that many more in the time it took.
   t.true(allowed.length >= 20, `allowed ${allowed.length}`);
   t.true(allowed.length <= 20 + Math.floor(elapsed / 600), `allowed ${allowed.length} in ${elapsed} ms`);
-  // The first twenty come from one bucket: Remaining counts down 19..0 across both instances.
-  t.deepEqual(outcomes.slice(0, 20).map((o) => o.remaining), Array.from({ length: 20 }, (_, i) => 19 - i));
+  // The first twenty come from one bucket: Remaining counts down 19..0 across both instances
+  // (give or take the tokens refilled meanwhile; two buckets would show 19, 19, 18, 18…).
+  outcomes.slice(0, 20).forEach((o, i) => t.true(o.remaining >= 19 - i && o.remaining <= 19 - i + Math.floor((o.at - started) / 600), `request ${i} via ${o.via}: remaining ${o.remaining}`));
   t.true(outcomes.some((o) => o.via === 'A' && o.status === 429) && outcomes.some((o) => o.via === 'B' && o.status === 429), 'both instances refuse');
 });
 
@@ -278,9 +280,15 @@ run('one instance SIGKILLed mid-load loses nothing: every delivery arrives, ever
   const ran = countBy(lines().map((l) => l[0]!));
   for (const e of ended) {
     const id = e.execution_id as string;
-    if (ranBy.get(id) === bPid) t.like(e, { status: 'failed', error: { code: 'worker_lost' }, attempt: 1 }, `${id} was in flight in the killed process`);
-    else t.is(e.status, 'completed', `${id} ran on the survivor`);
-    t.is(ran.get(id), 1, `${id} started exactly once`);
+    const seen = `${id}: ${JSON.stringify({ status: e.status, error: e.error, attempt: e.attempt, ranBy: ranBy.get(id), ran: ran.get(id) })}`;
+    if (e.status === 'completed') {
+      t.is(ran.get(id), 1, `completed and started exactly once: ${seen}`);
+    } else {
+      // Claimed by B when it died: ended worker_lost (whether or not its executable had been started), never started again.
+      t.like(e, { status: 'failed', error: { code: 'worker_lost' }, attempt: 1 }, seen);
+      t.true((ran.get(id) ?? 0) <= 1 && (ranBy.get(id) ?? bPid) === bPid, `at most once, and only in the killed process: ${seen}`);
+    }
+    if (ranBy.get(id) === bPid && e.status === 'completed') t.log(`${id} completed in B before the kill`);
   }
   const lost = ended.filter((e: { error?: { code: string } }) => e.error?.code === 'worker_lost').length;
   t.true(lost >= 1, 'the run seen executing under B when it was killed ended worker_lost');
