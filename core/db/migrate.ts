@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialectOf } from './create-db.ts';
 import { migrations, type Migration } from './migrations/index.ts';
 
 /**
@@ -11,8 +12,32 @@ export const migrationSource: Knex.MigrationSource<Migration> = {
   getMigration: async (m) => m,
 };
 
-/** Runs pending migrations; knex's lock table keeps processes starting together from racing. */
-export async function migrateLatest(db: Knex): Promise<string[]> {
+async function latest(db: Knex): Promise<string[]> {
   const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]];
   return applied;
 }
+
+/**
+ * Runs pending migrations. Processes starting together on one MariaDB (a multi-instance
+ * deployment) wait for each other on a named lock of that database: knex's own lock
+ * table fails the losers instead of waiting ("already locked", or "table exists" while
+ * it is being created). The lock is the connection's, so a process that dies frees it.
+ */
+export async function migrateLatest(db: Knex): Promise<string[]> {
+  if (dialectOf(db) !== 'mysql') return latest(db);
+  const connection = await db.client.acquireConnection();
+  try {
+    const lockName = db.raw("SHA1(CONCAT('rampart-migrate:', DATABASE()))");
+    const [[row]] = (await db.raw('SELECT GET_LOCK(?, ?) AS got', [lockName, LOCK_WAIT_SECONDS]).connection(connection)) as [[{ got: number | null }]];
+    if (row.got !== 1) throw new Error(`Another process has been migrating this database for ${LOCK_WAIT_SECONDS} s; start again once it is done.`);
+    try {
+      return await latest(db);
+    } finally {
+      await db.raw('SELECT RELEASE_LOCK(?)', [lockName]).connection(connection);
+    }
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+}
+
+const LOCK_WAIT_SECONDS = 600;

@@ -109,7 +109,9 @@ export class FindingService {
     const assets = new Map<string, EventAsset>();
     for (const [i, f] of findings.entries()) {
       if (!assets.has(f.assetId)) {
-        const asset = await assetRepository.findById(uow.trx, tenantId, f.assetId);
+        // Locked now: the inserts' key checks would take a shared lock on the asset that the
+        // risk update below must upgrade, and two writers to one asset deadlock (MariaDB).
+        const asset = await assetRepository.findById(uow.trx, tenantId, f.assetId, true);
         if (!asset) {
           const message = `Asset ${f.assetId} does not exist.`;
           throw new ValidationError(message, [{ field: bulk ? `findings.${i}.asset_id` : 'asset_id', message }], 'unknown_asset');
