@@ -24,9 +24,9 @@ export interface Service {
   exited: Promise<number | null>;
 }
 
-/** Starts `npm start`'s entry point (same node flags) with the given environment. */
-export function startService(env: Record<string, string>): Service {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'core/main.ts'], {
+/** Starts `npm start`'s entry point (same node flags) with the given environment and arguments (e.g. `--role`). */
+export function startService(env: Record<string, string>, args: string[] = []): Service {
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'core/main.ts', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

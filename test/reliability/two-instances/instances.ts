@@ -4,10 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { generateToken } from '../../../core/auth/token-codec.ts';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, ROOT, type Service } from '../../_helpers/harness/spawn-service.ts';
+import { freePort, startService, type Service } from '../../_helpers/harness/spawn-service.ts';
 import { createTestDatabase, type TestDatabase } from '../../_helpers/harness/test-db.ts';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -50,35 +49,9 @@ function sharedEnv(db: TestDatabase, adminToken: string, keyPrefix: string, extr
 }
 const randomKeyOnce = randomBytes(32).toString('base64');
 
-/** `npm start -- --role api,worker` (the harness's startService, with the roles). */
+/** `npm start -- --role api,worker`. */
 function startProcess(env: Record<string, string>): Service {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'core/main.ts', '--role', 'api,worker'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return {
-    child,
-    output: () => out,
-    exited,
-    waitFor(pattern, timeoutMs = 30_000) {
-      return new Promise((resolve, reject) => {
-        const started = Date.now();
-        const tick = () => {
-          const m = pattern.exec(out);
-          if (m) return resolve(m[0]);
-          if (child.exitCode !== null) return reject(new Error(`service exited (${child.exitCode}): ${out}`));
-          if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${pattern}: ${out}`));
-          setTimeout(tick, 50);
-        };
-        tick();
-      });
-    },
-  };
+  return startService(env, ['--role', 'api,worker']);
 }
 
 function instance(name: string, port: number, service: Service): Instance {
