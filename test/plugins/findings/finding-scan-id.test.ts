@@ -21,9 +21,10 @@ async function rows(): Promise<Record<string, number>> {
 /** A tenant with two assets and a (queued) scan of the first. */
 async function setup() {
   const tenant = await t0.tenant();
-  const name = () => `192.0.2.${Math.floor(Math.random() * 250) + 1}`;
-  const assetId = await createAsset(t0, name(), 'ip', tenant.token);
-  const otherAssetId = await createAsset(t0, name(), 'ip', tenant.token);
+  // Two different addresses: the same name twice in one tenant is a 409 asset_exists.
+  const first = Math.floor(Math.random() * 250) + 1;
+  const assetId = await createAsset(t0, `192.0.2.${first}`, 'ip', tenant.token);
+  const otherAssetId = await createAsset(t0, `192.0.2.${(first % 250) + 1}`, 'ip', tenant.token);
   const scan = await t0.request('POST', '/api/scan/create', { token: tenant.token, payload: { asset_id: assetId, scan_type: 'web_app' } });
   if (scan.statusCode !== 201) throw new Error(scan.raw);
   return { ...tenant, assetId, otherAssetId, scanId: scan.body.data.scan_id as string };
