@@ -67,9 +67,13 @@ export class TriggerConsumer {
   /** Queues the runs a batch of events triggers; returns how many were created. */
   async handle(events: PlatformEvent[]): Promise<number> {
     let created = 0;
+    // One lookup per tenant and kind in a batch: a burst of one kind is one query, not one per event.
+    const lookups = new Map<string, ReturnType<PlaybookSource['enabledForEvent']>>();
     for (const event of events) {
       if (!event.tenantId || event.kind === 'system.alert') continue;
-      const candidates = await this.deps.playbooks.enabledForEvent(event.tenantId, event.kind);
+      const key = `${event.tenantId}\u0000${event.kind}`;
+      if (!lookups.has(key)) lookups.set(key, this.deps.playbooks.enabledForEvent(event.tenantId, event.kind));
+      const candidates = await lookups.get(key)!;
       const matching = candidates.filter((p) => p.trigger.event === event.kind && evaluateConditions(p.trigger.conditions ?? {}, event.data));
       if (!matching.length) continue;
       const cause = await this.#causeDepth(event);
