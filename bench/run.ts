@@ -23,7 +23,7 @@ let failed = 0;
 for (const name of wanted.length ? wanted : all) {
   console.log(`\n=== bench/${name}.ts ===`);
   const started = Date.now();
-  const result = spawnSync(process.execPath, ['--no-node-snapshot', '--import', 'tsx', join(dir, `${name}.ts`), ...flags], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, ['--no-node-snapshot', '--expose-gc', '--import', 'tsx', join(dir, `${name}.ts`), ...flags], { stdio: 'inherit' });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (result.status !== 0) {
     failed += 1;

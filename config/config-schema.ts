@@ -7,17 +7,25 @@ import { rateLimitConfigSchema, type RateLimitConfig } from './rate-limit-config
 import { siemConfigSchema, streamConfigSchema, type SiemConfig, type StreamConfig } from './event-channels-config.ts';
 import { retentionConfigSchema, type RetentionConfig } from './retention-config.ts';
 import { playbooksConfigSchema, type PlaybooksConfig } from './playbooks-config.ts';
+import { importsConfigSchema, type ImportsConfig } from './imports-config.ts';
+import { healthConfigSchema, type HealthConfig } from './health-config.ts';
 
 /** The validated runtime configuration. Every key is documented in the README. */
 export interface Config {
+  /** The profile applied (`RAMPART_PROFILE`, config/profiles/<name>.json), or null. */
+  profile: string | null;
   server: { host: string; port: number; shutdownTimeoutMs: number };
   http: { maxPayloadBytes: number; validateResponses: boolean };
   database: { url: string };
   redis: { url: string | null };
+  /** `GET /metrics`: off (404) until a scrape token is set. */
+  metrics: { token: string | null };
   rateLimit: RateLimitConfig;
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
   auth: {
     bootstrapAdminToken: string | null;
+    /** Where the first start writes the admin token it generated (mode 600); null: only the start-up banner shows it. */
+    bootstrapTokenFile: string | null;
     loginTokenTtlSeconds: number;
     scrypt: { N: number; r: number; p: number };
     /** Password hashes (scrypt, 128 × N × r bytes each) running at once, process-wide. */
@@ -26,6 +34,7 @@ export interface Config {
     maxQueuedHashes: number;
   };
   events: { pollIntervalMs: number; gapGraceMs: number; consumerLeaseMs: number };
+  health: HealthConfig;
   assets: {
     network: { minPrefixV4: number; minPrefixV6: number };
     bulk: { maxRows: number; maxBytes: number; batchSize: number };
@@ -38,6 +47,7 @@ export interface Config {
     denyNetworks: string[];
   };
   findings: { bulk: { maxItems: number } };
+  imports: ImportsConfig;
   exports: ExportsConfig;
   executors: ExecutorsConfig;
   playbooks: PlaybooksConfig;
@@ -96,6 +106,7 @@ const cidr = (value: string, helpers: Joi.CustomHelpers) =>
   AddressPolicy.invalidCidr([value]) === null ? value : helpers.error('any.invalid');
 
 export const configSchema = Joi.object<Config>({
+  profile: Joi.string().allow(null).default(null),
   server: Joi.object({
     host: Joi.string().hostname().required(),
     port: Joi.number().integer().min(0).max(65535).required(),
@@ -115,11 +126,15 @@ export const configSchema = Joi.object<Config>({
     url: Joi.string().uri({ scheme: ['redis', 'rediss'] }).allow(null).required(),
   }).required(),
   rateLimit: rateLimitConfigSchema.required(),
+  metrics: Joi.object({
+    token: Joi.string().min(24).max(256).pattern(/^[\x21-\x7e]+$/).allow(null).required(),
+  }).required(),
   log: Joi.object({
     level: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').required(),
   }).required(),
   auth: Joi.object({
     bootstrapAdminToken: Joi.string().min(24).max(256).pattern(/^[\x21-\x7e]+$/).allow(null).required(),
+    bootstrapTokenFile: Joi.string().allow(null).default(null),
     loginTokenTtlSeconds: Joi.number().integer().min(60).max(7 * 24 * 3600).required(),
     scrypt: Joi.object({
       N: Joi.number().integer().min(1024).max(2 ** 20).custom(powerOfTwo, 'power of two').required(),
@@ -131,9 +146,10 @@ export const configSchema = Joi.object<Config>({
   }).required(),
   events: Joi.object({
     pollIntervalMs: Joi.number().integer().min(10).max(60000).required(),
-    gapGraceMs: Joi.number().integer().min(0).max(60000).required(),
+    gapGraceMs: Joi.number().integer().min(0).max(600000).required(),
     consumerLeaseMs: Joi.number().integer().min(1000).max(600000).required(),
   }).required(),
+  health: healthConfigSchema.required(),
   assets: Joi.object({
     network: Joi.object({
       minPrefixV4: Joi.number().integer().min(0).max(32).required(),
@@ -155,6 +171,7 @@ export const configSchema = Joi.object<Config>({
   findings: Joi.object({
     bulk: Joi.object({ maxItems: Joi.number().integer().min(1).max(100_000).required() }).required(),
   }).required(),
+  imports: importsConfigSchema.required(),
   exports: exportsConfigSchema.required(),
   executors: executorsConfigSchema.required(),
   playbooks: playbooksConfigSchema.required(),

@@ -1,4 +1,4 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configSchema, type Config } from './config-schema.ts';
@@ -8,7 +8,12 @@ export type { Config } from './config-schema.ts';
 /** Raised when the configuration is invalid; the message names the offending key. */
 export class ConfigError extends Error {}
 
-const CONFIG_DIR = dirname(fileURLToPath(import.meta.url));
+const HERE = dirname(fileURLToPath(import.meta.url));
+/**
+ * The checkout's config/ folder. The compiled copy (dist/config/) holds only code, so it
+ * reads the files where admins edit them and a new config/<NODE_ENV>.json needs no rebuild.
+ */
+const CONFIG_DIR = existsSync(join(HERE, 'default.json')) ? HERE : join(HERE, '..', '..', 'config');
 
 /** Well-known environment variables and the config keys they override. */
 const ENV_KEYS: Record<string, string> = {
@@ -72,9 +77,16 @@ export interface LoadConfigOptions {
   overrides?: Tree;
 }
 
+/** A named set of overrides (config/profiles/<name>.json) chosen with RAMPART_PROFILE, e.g. `trial`. */
+function profileTree(dir: string, name: string): Tree {
+  const available = existsSync(join(dir, 'profiles')) ? readdirSync(join(dir, 'profiles')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)) : [];
+  if (!available.includes(name)) throw new ConfigError(`Unknown RAMPART_PROFILE "${name}": the profiles are ${available.join(', ') || 'none'}.`);
+  return readJson(join(dir, 'profiles', `${name}.json`));
+}
+
 /**
  * Builds the configuration from config/default.json, config/<NODE_ENV>.json, the
- * environment and explicit overrides, then validates it. Throws ConfigError naming
+ * profile (RAMPART_PROFILE), the environment and explicit overrides, then validates it. Throws ConfigError naming
  * the key (and the variable it came from) on the first invalid value.
  */
 export function loadConfig(options: LoadConfigOptions = {}): Config {
@@ -83,6 +95,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   let tree = readJson(join(dir, 'default.json'));
   const envFile = env.NODE_ENV ? join(dir, `${env.NODE_ENV}.json`) : null;
   if (envFile && existsSync(envFile)) tree = deepMerge(tree, readJson(envFile));
+  const profile = env.RAMPART_PROFILE || null;
+  if (profile) tree = deepMerge(tree, profileTree(dir, profile));
 
   const origin = new Map<string, string>();
   for (const [name, path] of Object.entries(ENV_KEYS)) {
@@ -98,6 +112,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     origin.set(path, name);
   }
   if (options.overrides) tree = deepMerge(tree, options.overrides);
+  tree.profile = profile;
 
   const { value, error } = configSchema.validate(tree, { abortEarly: true, convert: true });
   if (error) {

@@ -1,6 +1,7 @@
 import type { Config } from '../config/load-config.ts';
 import type { Db } from './db/create-db.ts';
 import type { EventBus } from './events/event-bus.ts';
+import type { Metrics } from './metrics/metrics.ts';
 import type { StreamHub } from './stream/stream-hub.ts';
 import type { Outbox } from './events/outbox.ts';
 import type { Logger } from './logger.ts';
@@ -27,6 +28,7 @@ import type { WebhookBackground } from './webhooks/webhook-runtime.ts';
 import type { BackgroundRegistry } from './work/background-registry.ts';
 import type { StreamService } from './stream/stream-service.ts';
 import type { HealthService } from './http/health-service.ts';
+import type { ReadinessService } from './http/readiness-service.ts';
 import type { ActionCatalog } from './actions/action-catalog.ts';
 import type { PlaybookCatalog } from './playbooks/catalog/playbook-catalog.ts';
 import type { PlaybookRunService } from './playbooks/runs/run-service.ts';
@@ -40,6 +42,7 @@ import type { FinishHooks } from './action-runs/finish-hooks.ts';
 import type { ApprovalService } from './approvals/approval-service.ts';
 import type { ApprovalSweeper } from './approvals/approval-sweeper.ts';
 import type { AgentService } from './agents/agent-service.ts';
+import type { ImportService } from './imports/import-service.ts';
 
 /** Every service the routes call, one level deep: `ctx.services.<name>`. */
 export interface AppServices {
@@ -56,6 +59,8 @@ export interface AppServices {
   siem: SiemService;
   stream: StreamService;
   health: HealthService;
+  /** GET /api/health/ready: database, migrations, Redis and the background loops. */
+  readiness: ReadinessService;
   /** The action catalog (both views, versions); the run engine reads actions through it. */
   actions: ActionCatalog;
   /** The tenant credential store; the run engine resolves secret parameters through it. */
@@ -74,6 +79,8 @@ export interface AppServices {
   playbooks: PlaybookCatalog;
   /** Playbook runs: by hand, dry runs, records, steps, cancel (core/playbooks/runs). */
   playbookRuns: PlaybookRunService;
+  /** Other tools' result files (SARIF, nuclei, ZAP) into findings (core/imports). */
+  imports: ImportService;
 }
 
 /** The background services (all in `registry`, which starts them by role), and handles on the ones tests and benchmarks drive. */
@@ -115,6 +122,8 @@ export interface AppContext {
   rateLimiter: RateLimiter;
   /** The one events-table reader feeding every open SSE stream of this process (api role). */
   streamHub: StreamHub;
+  /** Prometheus figures for GET /metrics (core/metrics/). */
+  metrics: Metrics;
   services: AppServices;
   background: AppBackground;
   version: string;

@@ -6,6 +6,7 @@ import { migrateLatest } from './db/migrate.ts';
 import { EventBus } from './events/event-bus.ts';
 import { Outbox } from './events/outbox.ts';
 import { StreamHub } from './stream/stream-hub.ts';
+import { Metrics } from './metrics/metrics.ts';
 import { createSiemRuntime } from './siem/siem-runtime.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { loadPlugins } from './plugins/load-plugins.ts';
@@ -15,8 +16,10 @@ import { PasswordHasher } from './auth/password-hasher.ts';
 import { AssetService } from './assets/asset-service.ts';
 import { AssetVerificationService } from './assets/asset-verification.ts';
 import { FindingService } from './findings/finding-service.ts';
+import { findingCounters } from './findings/finding-counters.ts';
 import { StreamService } from './stream/stream-service.ts';
 import { HealthService } from './http/health-service.ts';
+import { ReadinessService } from './http/readiness-service.ts';
 import { bootstrap } from './auth/bootstrap.ts';
 import { ExportService } from './exports/export-service.ts';
 import { RetentionSweeper } from './retention/retention-sweeper.ts';
@@ -41,6 +44,7 @@ import { ApprovalSweeper } from './approvals/approval-sweeper.ts';
 import { AgentService } from './agents/agent-service.ts';
 import { agentSettingsOf } from './agents/agent-settings.ts';
 import { createAgentHandle } from './agents/agent-handle.ts';
+import { ImportService } from './imports/import-service.ts';
 
 export interface AppOptions {
   /**
@@ -52,6 +56,8 @@ export interface AppOptions {
   /** Lets tests move the rate limiter's time by hand. */
   rateLimitClock?: () => number;
   roles?: readonly Role[];
+  /** Receives the admin token generated at first start, instead of the log (core/main.ts puts it in the start-up banner). */
+  onAdminTokenGenerated?: (token: string) => void;
 }
 
 export interface App {
@@ -94,10 +100,13 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     exportService.onQueued = () => exportWorker.wake();
     rateLimiter = await createRateLimiter(config, logger, { clock: options.rateLimitClock });
     const findings = new FindingService(db, outbox);
-    const webhooks = createWebhookRuntime({ config, db, bus, outbox, logger, outbound, secretBox });
-    const siem = createSiemRuntime({ config, db, bus, outbox, logger, plugins, secretBox });
-    const scans = createScanRuntime({ config, db, outbox, plugins, logger, findings, outbound, secretBox });
     const streamHub = new StreamHub({ db, bus, logger, pollIntervalMs: config.events.pollIntervalMs, gapGraceMs: config.events.gapGraceMs });
+    // Counting starts at once (a listener, no loop): requests served before start() count too.
+    const metrics = new Metrics({ db, bus, sseConnections: () => streamHub.size });
+    metrics.start();
+    const webhooks = createWebhookRuntime({ config, db, bus, outbox, logger, outbound, secretBox, onAttempt: (status, n) => metrics.deliveryAttempt(status, n) });
+    const siem = createSiemRuntime({ config, db, bus, outbox, logger, plugins, secretBox });
+    const scans = createScanRuntime({ config, db, outbox, plugins, logger, findings, outbound, secretBox, onCheck: (id, seconds) => metrics.checkFinished(id, seconds) });
     const retention = new RetentionSweeper(db, config.retention, logger);
     const approvals = new ApprovalService(db, logger);
     const approvalSweeper = new ApprovalSweeper(approvals, logger);
@@ -113,7 +122,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
     const catalog = new ActionCatalog(db, { policy: outbound.policy, requireHttps: config.outbound.requireHttps });
     const playbooks = new PlaybookCatalog(db, catalog);
     const credentials = new CredentialStore(db, secretBox);
-    const assets = new AssetService(db, outbox, config.assets.network);
+    const assets = new AssetService(db, outbox, config.assets.network, (trx, tenantId, assetId) => findingCounters.assetRemoved(trx, tenantId, assetId));
     const agents = new AgentService(db, secretBox, agentSettingsOf(config.executors.agent));
     const actionRuns = createActionRuntime({
       config, db, outbox, logger, plugins, outbound, credentials, approvals,
@@ -143,6 +152,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       secretBox,
       rateLimiter,
       streamHub,
+      metrics,
       services: {
         admin,
         auth: new AuthService(db, admin, passwords, config.auth.loginTokenTtlSeconds),
@@ -157,6 +167,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         siem: siem.service,
         stream: new StreamService(db),
         health: new HealthService(db),
+        readiness: new ReadinessService(db, { health: config.health, redisUrl: config.redis.url, loops: registry.loops, logger }),
         actions: catalog,
         credentials,
         executions: actionRuns.executions,
@@ -166,12 +177,13 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         agents,
         playbooks,
         playbookRuns: playbookRuns.runs,
+        imports: new ImportService(db, outbox, findings, config.imports, logger),
       },
       background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background, actions: actionRuns.worker, approvals: approvalSweeper, playbooks: playbookRuns.worker, playbookTriggers: playbookRuns.triggers },
       version: VERSION,
       startedAt: Date.now(),
     };
-    await bootstrap(db, admin, config.auth.bootstrapAdminToken, logger);
+    await bootstrap(db, admin, config.auth.bootstrapAdminToken, logger, options.onAdminTokenGenerated);
     const server = await createServer(ctx, options.routes);
     let stopped = false;
     return {
@@ -188,6 +200,8 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         stopped = true;
         await server.stop({ timeout: config.server.shutdownTimeoutMs });
         await registry.stop();
+        ctx.metrics.stop();
+        await ctx.services.readiness.close();
         await ctx.rateLimiter.close();
         await ctx.outbound.close();
         await db.destroy();

@@ -5,6 +5,11 @@ import { createLogger } from './logger.ts';
 import { PluginLoadError } from './plugins/load-plugins.ts';
 import { ROLES, type Role } from './work/roles.ts';
 import { coerceError, errorMessage } from './work/coerce-error.ts';
+import { safetySwitchesOff } from '../config/safety-switches.ts';
+import { startupBanner } from './startup-banner.ts';
+import { writeAdminTokenFile } from './admin-token-file.ts';
+import { isTypeScriptModule, RUNNING_COMPILED } from './runtime/typescript-support.ts';
+import { VERSION } from './version.ts';
 
 /** `--role api|worker|scheduler|all` (repeatable or comma-separated; default all). */
 export function rolesFrom(argv: readonly string[]): Role[] {
@@ -38,9 +43,13 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.log.level);
+  if (config.profile === 'trial') {
+    logger.warn({ profile: 'trial' }, 'TRIAL PROFILE: this machine and unverified assets may be scanned, and webhooks may go to loopback over plain HTTP. For trying Rampart on one machine only; never run it like this in production.');
+  }
   let app;
+  let adminToken: string | null = null;
   try {
-    app = await createApp(config, { routes: routePlugins, logger, roles });
+    app = await createApp(config, { routes: routePlugins, logger, roles, onAdminTokenGenerated: (token) => (adminToken = token) });
     await app.start();
   } catch (err) {
     const known = err instanceof PluginLoadError;
@@ -49,6 +58,26 @@ async function main(): Promise<void> {
     await app?.stop().catch(() => undefined);
     process.exit(1);
   }
+  let adminTokenFile: string | null = null;
+  if (adminToken && config.auth.bootstrapTokenFile) {
+    try {
+      adminTokenFile = writeAdminTokenFile(config.auth.bootstrapTokenFile, adminToken);
+    } catch (err) {
+      logger.error({ file: config.auth.bootstrapTokenFile, err: errorMessage(err) }, 'could not write the admin token file; the banner below shows the token');
+    }
+  }
+  for (const s of safetySwitchesOff(config)) logger.warn({ key: s.key, value: s.value }, `safety switch off: ${s.key} is ${s.value}: ${s.risk}`);
+  const typescriptPlugins = RUNNING_COMPILED ? app.ctx.plugins.list().filter((p) => p.source === 'external' && isTypeScriptModule(p.moduleUrl)).map((p) => p.plugin.name) : [];
+  process.stderr.write(`${startupBanner({
+    version: VERSION,
+    roles,
+    config,
+    listening: roles.includes('api') ? { host: config.server.host, port: app.server.info.port as number } : null,
+    adminToken,
+    adminTokenFile,
+    compiled: RUNNING_COMPILED,
+    typescriptPlugins,
+  })}\n`);
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { dialectOf } from '../../core/db/create-db.ts';
+import { seededRandom } from '../../test/_helpers/harness/seeded-random.ts';
 
 const SEVERITIES = [
   // [severity, rank, share, cvss tenths, vector]
@@ -13,16 +14,6 @@ const SEVERITIES = [
 const STATUSES = [['open', 0.5], ['confirmed', 0.1], ['resolved', 0.3], ['false_positive', 0.05], ['accepted_risk', 0.05]] as const;
 const DAY = 86_400_000;
 
-/** Deterministic pseudo-random numbers, so every run seeds the same data. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pick<T extends readonly [unknown, ...unknown[]]>(table: readonly T[], shareIndex: number, r: number): T {
   let acc = 0;
@@ -82,7 +73,7 @@ export interface SeedResult {
  */
 export async function seedFindings(db: Knex, tenantId: string, assetCount: number, findingCount: number, log: (msg: string) => void): Promise<SeedResult> {
   const started = Date.now();
-  const rand = mulberry32(42);
+  const rand = seededRandom(42);
   const now = Date.now();
   const mysql = dialectOf(db) === 'mysql';
   const batch = mysql ? 2000 : 1000; // rows per INSERT (SQLite: at most 32766 bound values)

@@ -1,7 +1,7 @@
 import type { ActionVersion } from '../actions/action-version.ts';
 import type { ExecutorAsset } from '../plugin-api/index.ts';
 import { executorKindOf } from './executor-choice.ts';
-import { approversOf } from './approval-request.ts';
+import { approvalMessage, approversOf } from './approval-request.ts';
 import { runAttempt, type AttemptDeps } from './run-attempt.ts';
 import { RunLog } from './run-log.ts';
 import { SecretScrubber } from './secret-scrubber.ts';
@@ -29,7 +29,7 @@ export interface DryRunResult {
 }
 
 /** What an approval action would ask for, without asking. */
-function approvalPlan(action: ActionVersion): Record<string, unknown> {
+function approvalPlan(action: ActionVersion, params: Record<string, unknown>, secretParams: string[]): Record<string, unknown> {
   const c = action.config;
   return {
     executor: 'approval',
@@ -38,7 +38,7 @@ function approvalPlan(action: ActionVersion): Record<string, unknown> {
       approvers: approversOf(c.approvers as never),
       expires_in_seconds: c.expires_in_seconds ?? 86400,
       on_expiry: c.on_expiry ?? 'fail',
-      message: c.message ?? `Approve running ${action.name}`,
+      message: approvalMessage(action, params, secretParams),
     },
   };
 }
@@ -52,7 +52,7 @@ export async function dryRun(input: DryRunInput, deps: AttemptDeps): Promise<Dry
   const scrubber = new SecretScrubber(input.secretValues);
   const log = new RunLog({ executionId: input.executionId, tenantId: input.tenantId, attempt: 0 }, scrubber, 200);
   const kind = executorKindOf(input.action);
-  if (kind === 'approval') return { status: 'completed', plan: approvalPlan(input.action), error: null, logs: [] };
+  if (kind === 'approval') return { status: 'completed', plan: approvalPlan(input.action, input.params, input.secretParams), error: null, logs: [] };
   const action = { ...input.action, timeoutSeconds: Math.min(input.action.timeoutSeconds, DRY_RUN_TIMEOUT_SECONDS) };
   const outcome = await runAttempt(
     { executionId: input.executionId, tenantId: input.tenantId, attempt: 0, action, params: input.params, secretParams: input.secretParams, asset: input.asset, sandbox: input.sandbox, dryRun: true, signal: new AbortController().signal, log, scrubber },

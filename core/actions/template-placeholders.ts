@@ -25,3 +25,8 @@ export function placeholdersOf(template: string): { names: string[]; malformed: 
 export function fillPlaceholders(template: string, value: string): string {
   return template.replace(PLACEHOLDER, value);
 }
+
+/** The template with each placeholder replaced by what `valueOf` answers for its name. */
+export function replacePlaceholders(template: string, valueOf: (name: string) => string): string {
+  return template.replace(PLACEHOLDER, (_, inner: string) => valueOf(inner.trim()));
+}

@@ -6,6 +6,7 @@ import type { AssetType } from '../domain/asset-type.ts';
 import type { FindingSummary } from '../domain/severity.ts';
 import { whereContains } from '../db/like-pattern.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
+import { preparedQuery } from '../db/prepared-query.ts';
 import type { AssetFilters, AssetStatus } from './asset-views.ts';
 
 export interface AssetRow {
@@ -102,6 +103,9 @@ function rowOf(a: NewAsset): Record<string, unknown> {
   };
 }
 
+// The record read of GET /api/assets/{id} and of every service that looks an asset up.
+const assetById = preparedQuery((db, tenantId: string, id: string) => db('assets').where({ tenant_id: tenantId, id }).first());
+
 export const assetRepository = {
   /** Inserts assets and their tag rows; a duplicate name_key raises a unique violation. */
   async insertMany(db: Queryable, assets: NewAsset[]): Promise<void> {
@@ -113,6 +117,7 @@ export const assetRepository = {
   },
 
   async findById(db: Queryable, tenantId: string, id: string, forUpdate = false): Promise<AssetRow | null> {
+    if (!forUpdate) return (await assetById.first<AssetRow>(db, tenantId, id)) ?? null;
     const q = db('assets').where({ tenant_id: tenantId, id }).first();
     if (forUpdate && dialectOf(db) === 'mysql') q.forUpdate();
     return ((await q) as AssetRow | undefined) ?? null;

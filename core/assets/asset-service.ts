@@ -1,5 +1,6 @@
-import type { Db } from '../db/create-db.ts';
+import type { Db, Queryable } from '../db/create-db.ts';
 import { isUniqueViolation } from '../db/db-errors.ts';
+import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Outbox, UnitOfWork } from '../events/outbox.ts';
 import type { EventPayloads } from '../domain/event-payloads.ts';
@@ -14,6 +15,8 @@ import type { Page, PageRequest } from '../db/paginate.ts';
 import { toIsoRequired } from '../time.ts';
 import type { NetworkLimits } from './asset-names.ts';
 import { normaliseMetadata, normaliseTags, prepareAsset, searchTextOf, type AssetInput } from './asset-input.ts';
+
+export type { AssetDetail };
 
 export interface CreatedAsset {
   id: string;
@@ -31,16 +34,25 @@ export interface AssetChanges {
   status?: 'active' | 'inactive';
 }
 
+/**
+ * Runs in an asset's delete transaction, before the row (and by cascade its findings) goes:
+ * the findings' maintained counters subtract the asset's share here. A hook rather than an
+ * import, because core/findings depends on core/assets.
+ */
+export type AssetDeleteHook = (trx: Queryable, tenantId: string, assetId: string) => Promise<void>;
+
 /** Asset registry: create, read, list, update, delete; events asset.created through the outbox. */
 export class AssetService {
   readonly #db: Db;
   readonly #outbox: Outbox<EventPayloads>;
   readonly #limits: NetworkLimits;
+  readonly #beforeDelete: AssetDeleteHook;
 
-  constructor(db: Db, outbox: Outbox<EventPayloads>, limits: NetworkLimits) {
+  constructor(db: Db, outbox: Outbox<EventPayloads>, limits: NetworkLimits, beforeDelete: AssetDeleteHook) {
     this.#db = db;
     this.#outbox = outbox;
     this.#limits = limits;
+    this.#beforeDelete = beforeDelete;
   }
 
   /** Validates and normalises one asset without writing it (InputError on bad input). */
@@ -80,14 +92,14 @@ export class AssetService {
     return row;
   }
 
-  /** updated_at of the tenant's asset (epoch ms), or null when there is none: for Last-Modified. */
-  async updatedAt(tenantId: string, id: string): Promise<number | null> {
-    const row = await assetRepository.findById(this.#db, tenantId, id);
-    return row ? Number(row.updated_at) : null;
-  }
-
   async get(tenantId: string, id: string): Promise<AssetDetail> {
     return toAssetDetail(await this.getRow(tenantId, id));
+  }
+
+  /** The detail view, or null when the tenant has no such asset (one read: Last-Modified and body of GET /api/assets/{id}). */
+  async find(tenantId: string, id: string): Promise<AssetDetail | null> {
+    const row = await assetRepository.findById(this.#db, tenantId, id);
+    return row ? toAssetDetail(row) : null;
   }
 
   /** When the tenant's asset list last changed (change clock), or null if never: the list's Last-Modified. */
@@ -130,11 +142,16 @@ export class AssetService {
 
   /** Removes the asset and, by cascade, its findings (with notes and history), scans and schedules. */
   async delete(tenantId: string, id: string): Promise<void> {
-    await this.#db.transaction(async (trx) => {
+    // The cascade locks finding, scan and counter rows that running scans write too: on MariaDB
+    // a lock cycle with one of them is expected now and then, and running the delete again is the remedy.
+    await retryOnDeadlock(() => this.#db.transaction(async (trx) => {
+      // Locked first, like a finding write, so no finding is added between the count and the delete.
+      if (!(await assetRepository.findById(trx, tenantId, id, true))) throw new NotFoundError('Asset');
+      await this.#beforeDelete(trx, tenantId, id);
       if (!(await assetRepository.delete(trx, tenantId, id))) throw new NotFoundError('Asset');
       const now = Date.now();
       await changeClock.markChanged(trx, tenantId, 'assets', now);
       for (const collection of ['findings', 'scans', 'schedules'] as const) await changeClock.markChanged(trx, tenantId, collection, now);
-    });
+    }));
   }
 }

@@ -10,10 +10,11 @@ export const DEFAULT_TENANT = 'default';
 /**
  * First start with an empty database: creates tenant `default` and an admin token
  * holding every scope. The token is `BOOTSTRAP_ADMIN_TOKEN` when configured (and then
- * never logged), otherwise a random one written once to the log. Later starts do
- * nothing, even with a different BOOTSTRAP_ADMIN_TOKEN.
+ * never logged), otherwise a random one written once to the log, or handed to
+ * `showGenerated` (the start-up banner shows it instead). Later starts do nothing, even
+ * with a different BOOTSTRAP_ADMIN_TOKEN.
  */
-export async function bootstrap(db: Db, admin: AdminService, configuredToken: string | null, logger: Logger): Promise<void> {
+export async function bootstrap(db: Db, admin: AdminService, configuredToken: string | null, logger: Logger, showGenerated?: (token: string) => void): Promise<void> {
   if ((await tenantRepository.count(db)) > 0) return;
   let token: string;
   try {
@@ -33,6 +34,9 @@ export async function bootstrap(db: Db, admin: AdminService, configuredToken: st
   }
   if (configuredToken) {
     logger.info('Created tenant "default" and the admin token from BOOTSTRAP_ADMIN_TOKEN.');
+  } else if (showGenerated) {
+    logger.warn('Created tenant "default" and a random admin token; it is shown once, in the start-up banner.');
+    showGenerated(token);
   } else {
     logger.warn(`Created tenant "default". Admin token (shown once, store it now): ${token}`);
   }

@@ -4,6 +4,7 @@ import { toIso, toIsoRequired } from '../time.ts';
 import type { Scope, Tier } from '../domain/scopes.ts';
 import { changeClock } from '../db/change-clock.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
+import { preparedQuery } from '../db/prepared-query.ts';
 
 export type TokenKind = 'api' | 'login' | 'bootstrap';
 
@@ -79,6 +80,17 @@ export interface NewToken {
   now: number;
 }
 
+type GrantRow = Pick<TokenRow, 'id' | 'tenant_id' | 'user_id' | 'scopes' | 'expires_at' | 'revoked_at' | 'last_used_at'> & { tier: Tier; disabled: number | null };
+
+// Every authenticated request runs this: compiled once, a prepared statement after that.
+const grantByHash = preparedQuery((db, tokenHash: string) =>
+  db('api_tokens as t')
+    .join('tenants as n', 'n.id', 't.tenant_id')
+    .leftJoin('users as u', 'u.id', 't.user_id')
+    .where('t.token_hash', tokenHash)
+    .first('t.id', 't.tenant_id', 't.user_id', 't.scopes', 't.expires_at', 't.revoked_at', 't.last_used_at', 'n.tier', 'u.disabled'),
+);
+
 export const tokenRepository = {
   async insert(db: Queryable, t: NewToken): Promise<void> {
     await db('api_tokens').insert({
@@ -99,13 +111,7 @@ export const tokenRepository = {
   },
 
   async findGrantByHash(db: Queryable, tokenHash: string): Promise<TokenGrant | null> {
-    const row = (await db('api_tokens as t')
-      .join('tenants as n', 'n.id', 't.tenant_id')
-      .leftJoin('users as u', 'u.id', 't.user_id')
-      .where('t.token_hash', tokenHash)
-      .first('t.id', 't.tenant_id', 't.user_id', 't.scopes', 't.expires_at', 't.revoked_at', 't.last_used_at', 'n.tier', 'u.disabled')) as
-      | (Pick<TokenRow, 'id' | 'tenant_id' | 'user_id' | 'scopes' | 'expires_at' | 'revoked_at' | 'last_used_at'> & { tier: Tier; disabled: number | null })
-      | undefined;
+    const row = await grantByHash.first<GrantRow>(db, tokenHash);
     if (!row) return null;
     return {
       tokenId: row.id,

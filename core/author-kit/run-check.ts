@@ -39,6 +39,8 @@ export interface RunCheckOptions {
   onFinding?: (finding: FindingReport) => void;
   /** Services found by earlier checks of the scan (`ctx.services`); omit when nothing produces them. */
   services?: readonly DiscoveredService[];
+  /** Called with the check's progress (0..1) as `ctx.progress` reports it, at most once per whole percent. */
+  onProgress?: (fraction: number) => void;
 }
 
 /**
@@ -57,6 +59,7 @@ export async function runCheck(check: ScannerCheck, target: ScanTarget, opts: Ru
   const timer = setTimeout(() => controller.abort(new Error('timeout')), timeoutMs);
   const started = Date.now();
   let done = false;
+  let reported = -1;
   const inScope = opts.inScope ?? targetScope(target, opts.deny);
   const http = scopedHttp({ inScope, deny: opts.deny ?? [], signal: controller.signal, timeoutMs });
   const ctx: CheckContext = {
@@ -78,6 +81,13 @@ export async function runCheck(check: ScannerCheck, target: ScanTarget, opts: Ru
       if (!services.add(service)) ctx.log('WARN', `service dropped (invalid or over the limit): ${JSON.stringify(service).slice(0, 200)}`);
     },
     ...(opts.services ? { services: Object.freeze(opts.services.map((s) => Object.freeze({ ...s }))) } : {}),
+    progress(doneUnits, total) {
+      if (done || !(total > 0) || !Number.isFinite(doneUnits)) return;
+      const percent = Math.floor(Math.min(1, Math.max(0, doneUnits / total)) * 100);
+      if (percent === reported) return;
+      reported = percent;
+      opts.onProgress?.(percent / 100);
+    },
   };
   // A check that ignores its signal still loses the race: the attempt ends at the deadline.
   const aborted = new Promise<never>((_, reject) => {

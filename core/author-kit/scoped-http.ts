@@ -24,6 +24,19 @@ export interface ScopedHttpOptions {
 const DEFAULT_MAX_BYTES = 256 * 1024;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/** Methods RFC 9110 §9.2.2 calls idempotent: sending one twice does no more than once. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+/** How a connection dropped before the answer shows up: undici "other side closed", resets, broken pipes. */
+const DROPPED = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+/** True for an error meaning the connection went away before an answer (checked through `cause`). */
+export function droppedConnection(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 3; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && DROPPED.has(e.code)) return true;
+  }
+  return false;
+}
+
 const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
 
 /** `ctx.http` plus the close the engine calls when the check ends. */
@@ -51,30 +64,51 @@ export function scopedHttp(o: ScopedHttpOptions): ScopedHttp {
     });
   }) as unknown as LookupFunction;
   const agents = new Map<boolean, Agent>();
+  const makeAgent = (verify: boolean, keepAliveTimeout: number): Agent => {
+    const base = buildConnector({ rejectUnauthorized: verify, timeout: 5_000, lookup } as buildConnector.BuildOptions);
+    return new Agent({
+      keepAliveTimeout,
+      connect(opts, callback) {
+        base(opts, (err, socket) => {
+          if (err || !socket) return callback(err ?? new Error('no socket'), null);
+          const peer = socket.remoteAddress ?? '';
+          if (isIP(peer) && denied(peer)) {
+            socket.destroy();
+            return callback(new OutOfScopeError(`${opts.hostname} connected to ${peer}, which is on the scan deny list`), null);
+          }
+          callback(null, socket);
+        });
+      },
+    });
+  };
   const agentFor = (verify: boolean): Agent => {
     let agent = agents.get(verify);
     if (!agent) {
-      const base = buildConnector({ rejectUnauthorized: verify, timeout: 5_000, lookup } as buildConnector.BuildOptions);
-      agent = new Agent({
-        keepAliveTimeout: 1_000,
-        connect(opts, callback) {
-          base(opts, (err, socket) => {
-            if (err || !socket) return callback(err ?? new Error('no socket'), null);
-            const peer = socket.remoteAddress ?? '';
-            if (isIP(peer) && denied(peer)) {
-              socket.destroy();
-              return callback(new OutOfScopeError(`${opts.hostname} connected to ${peer}, which is on the scan deny list`), null);
-            }
-            callback(null, socket);
-          });
-        },
-      });
+      agent = makeAgent(verify, 1_000);
       agents.set(verify, agent);
     }
     return agent;
   };
 
+  /**
+   * One request; an idempotent one whose connection was dropped before the answer (a
+   * kept-alive socket the server closed) is sent once more on a new connection.
+   */
   async function once(url: URL, req: CheckHttpRequest, method: string, body: string | undefined): Promise<CheckHttpResponse> {
+    try {
+      return await attempt(url, req, method, body, agentFor(req.verifyTls === true));
+    } catch (err) {
+      if (o.signal.aborted || req.signal?.aborted || !IDEMPOTENT.has(method.toUpperCase()) || !droppedConnection(err)) throw err;
+      const fresh = makeAgent(req.verifyTls === true, 1);
+      try {
+        return await attempt(url, req, method, body, fresh);
+      } finally {
+        void fresh.destroy().catch(() => undefined);
+      }
+    }
+  }
+
+  async function attempt(url: URL, req: CheckHttpRequest, method: string, body: string | undefined, dispatcher: Agent): Promise<CheckHttpResponse> {
     const host = hostOf(url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutOfScopeError(`${url.protocol} is not HTTP`);
     if (!o.inScope(host)) throw new OutOfScopeError(`${host} is outside the scan scope`);
@@ -83,7 +117,7 @@ export function scopedHttp(o: ScopedHttpOptions): ScopedHttp {
     const signal = AbortSignal.any([o.signal, AbortSignal.timeout(timeoutMs), ...(req.signal ? [req.signal] : [])]);
     const started = performance.now();
     const res = await request(url, {
-      dispatcher: agentFor(req.verifyTls === true),
+      dispatcher,
       method: method as 'GET',
       headers: { 'user-agent': 'Rampart-Scanner/1', ...req.headers },
       body,

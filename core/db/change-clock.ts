@@ -1,4 +1,5 @@
 import type { Queryable } from './create-db.ts';
+import { preparedQuery } from './prepared-query.ts';
 
 /**
  * Collections whose lists answer conditional GETs. Every write to a tenant's records
@@ -20,6 +21,9 @@ export type Collection =
   | 'users'
   | 'tokens';
 
+// Read by every conditional list GET before its handler: a prepared statement.
+const lastChangedAt = preparedQuery((db, tenantId: string, collection: string) => db('change_clock').where({ tenant_id: tenantId, collection }).first('changed_at'));
+
 export const changeClock = {
   async markChanged(db: Queryable, tenantId: string, collection: Collection, now = Date.now()): Promise<void> {
     await db('change_clock')
@@ -30,7 +34,7 @@ export const changeClock = {
 
   /** Epoch ms of the last change, or null if the collection never changed. */
   async lastChanged(db: Queryable, tenantId: string, collection: Collection): Promise<number | null> {
-    const row = (await db('change_clock').where({ tenant_id: tenantId, collection }).first('changed_at')) as { changed_at: number | string } | undefined;
+    const row = await lastChangedAt.first<{ changed_at: number | string }>(db, tenantId, collection);
     return row ? Number(row.changed_at) : null;
   },
 };

@@ -41,3 +41,21 @@ export async function migrateLatest(db: Knex): Promise<string[]> {
 }
 
 const LOCK_WAIT_SECONDS = 600;
+
+/** Where the database stands against the migrations this code knows. */
+export interface MigrationStatus {
+  applied: number;
+  /** Known here, not applied: this code would use tables or columns that are not there. */
+  pending: string[];
+  /** Applied, not known here: the database was migrated by a newer version. */
+  unknown: string[];
+}
+
+/** Reads knex's record of applied migrations (without creating it, unlike knex's own list). */
+export async function migrationStatus(db: Knex): Promise<MigrationStatus> {
+  const applied = (await db.schema.hasTable(MIGRATIONS_TABLE)) ? ((await db(MIGRATIONS_TABLE).pluck('name')) as string[]) : [];
+  const known = migrations.map((m) => m.name);
+  return { applied: applied.length, pending: known.filter((n) => !applied.includes(n)), unknown: applied.filter((n) => !known.includes(n)) };
+}
+
+const MIGRATIONS_TABLE = 'knex_migrations';

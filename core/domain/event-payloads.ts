@@ -25,8 +25,23 @@ export type ScanCreatedData = { scan_id: string; asset_id: string; scan_type: st
 /** scan.progress: core/scans/scan-runner.ts, at most once per progress interval. `phase` is `<scanner>:<category>` or `finalizing`. */
 export type ScanProgressData = { scan_id: string; progress: number; phase: string };
 
-/** scan.completed: core/scans/scan-finish.ts. `duration` in seconds. */
-export type ScanCompletedData = { scan_id: string; asset_id: string; status: 'completed'; finding_count: number; duration: number };
+/** A check that ran and failed, as scan.completed names it. */
+export type FailedCheckData = { check_id: string; status: string; error: string | null; duration_ms: number | null };
+
+/**
+ * scan.completed: core/scans/scan-finish.ts. `duration` in seconds. A completed scan may
+ * still have failed checks: `checks_failed` counts them and `failed_checks` says why.
+ */
+export type ScanCompletedData = {
+  scan_id: string;
+  asset_id: string;
+  status: 'completed';
+  finding_count: number;
+  duration: number;
+  checks_total: number;
+  checks_failed: number;
+  failed_checks: FailedCheckData[];
+};
 
 /** scan.failed: core/scans/scan-finish.ts. */
 export type ScanFailedData = { scan_id: string; asset_id: string; error: string | null };

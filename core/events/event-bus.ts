@@ -1,5 +1,11 @@
 import { EventEmitter } from 'node:events';
 
+/** What this process just committed: the kind and data of each event (for in-process counters only). */
+export interface CommittedEvent {
+  kind: string;
+  data?: unknown;
+}
+
 /**
  * Wakes in-process consumers when the outbox has grown, so they need not wait for
  * their next poll. It carries no data: the events table is the only source of truth,
@@ -13,8 +19,19 @@ export class EventBus {
   }
 
   /** Called after a transaction that appended events has committed. */
-  wake(): void {
+  wake(committed: readonly CommittedEvent[] = []): void {
     this.#emitter.emit('appended');
+    if (committed.length > 0) this.#emitter.emit('committed', committed);
+  }
+
+  /**
+   * Hears the events this process commits, for process-local counters (core/metrics/).
+   * Not a consumer: events committed by other processes are not heard, and nothing here
+   * is durable. Returns the function that unsubscribes.
+   */
+  onCommitted(listener: (events: readonly CommittedEvent[]) => void): () => void {
+    this.#emitter.on('committed', listener);
+    return () => this.#emitter.off('committed', listener);
   }
 
   /** Returns the function that unsubscribes. */

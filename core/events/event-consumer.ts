@@ -5,6 +5,7 @@ import { PollLoop } from '../work/poll-loop.ts';
 import { INSTANCE_ID } from '../work/instance-id.ts';
 import type { EventBus } from './event-bus.ts';
 import { eventRepository, type ReadFilter } from './event-repository.ts';
+import { GapClock } from './gap-clock.ts';
 import { eventCursorRepository as cursors } from './event-cursor-repository.ts';
 
 export { INSTANCE_ID };
@@ -35,6 +36,7 @@ export interface EventConsumerOptions {
 export class EventConsumer {
   readonly #o: EventConsumerOptions;
   readonly #loop: PollLoop;
+  readonly #gaps = new GapClock();
   #unsubscribe: (() => void) | null = null;
 
   constructor(options: EventConsumerOptions) {
@@ -80,7 +82,7 @@ export class EventConsumer {
     const cursor = await this.#claim();
     if (cursor === null) return null;
     const { db, name, batchSize = 200, gapGraceMs, filter } = this.#o;
-    const { events, lastSeenId } = await eventRepository.readAfter(db, cursor, batchSize, gapGraceMs, filter);
+    const { events, lastSeenId } = await eventRepository.readAfter(db, cursor, batchSize, gapGraceMs, filter, Date.now(), this.#gaps);
     if (lastSeenId === cursor) return null;
     if (events.length) await this.#o.handle(events);
     await cursors.advance(db, name, INSTANCE_ID, lastSeenId, Date.now());

@@ -1,6 +1,8 @@
 import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { toIsoRequired } from '../time.ts';
+import type { GapClock } from './gap-clock.ts';
+import { readablePrefix } from './gap-probe.ts';
 import type { PlatformEvent } from '../plugin-api/index.ts';
 import type { StoredEventKind } from '../domain/event-kinds.ts';
 
@@ -63,22 +65,19 @@ export const eventRepository = {
   /**
    * Events with id > afterId in id order. Ids come from AUTO_INCREMENT, and on
    * MariaDB a transaction holding a lower id may commit after one holding a higher
-   * id; a reader that moved its cursor past the gap would lose that event. So when
-   * a gap appears and the event after it is younger than `gapGraceMs`, the batch
-   * stops before the gap and the reader comes back later; an older gap is taken to
-   * be a rolled-back insert.
+   * id; a reader that moved its cursor past that hole would lose the event. So the
+   * batch stops before a hole that an open transaction still holds
+   * (gap-probe.ts asks the database, it does not guess from the clock) and the reader
+   * comes back later; a hole nothing holds (a rolled-back insert) is passed at once.
+   * With the reader's `gaps` clock, a hole held for `gapGraceMs` since the reader first
+   * saw it is passed too: a stuck transaction does not stop every reader.
    */
-  async readAfter(db: Queryable, afterId: number, limit: number, gapGraceMs: number, filter: ReadFilter = {}, now = Date.now()): Promise<{ events: PlatformEvent[]; lastSeenId: number }> {
+  async readAfter(db: Queryable, afterId: number, limit: number, gapGraceMs: number, filter: ReadFilter = {}, now = Date.now(), gaps?: GapClock): Promise<{ events: PlatformEvent[]; lastSeenId: number }> {
     const rows = (await db('events').where('id', '>', afterId).orderBy('id', 'asc').limit(limit)) as EventRow[];
-    const accepted: EventRow[] = [];
-    let expected = afterId + 1;
-    for (const row of rows) {
-      const id = Number(row.id);
-      if (id !== expected && now - Number(row.created_at) < gapGraceMs) break;
-      accepted.push(row);
-      expected = id + 1;
-    }
+    const taken = await readablePrefix(db, afterId, rows.map((r) => Number(r.id)), gapGraceMs, now, gaps);
+    const accepted = rows.slice(0, taken);
     const lastSeenId = accepted.length ? Number(accepted[accepted.length - 1]!.id) : afterId;
+    gaps?.passed(lastSeenId);
     const events = accepted
       .filter((r) => filter.tenantId === undefined || r.tenant_id === filter.tenantId)
       .filter((r) => !filter.kinds || filter.kinds.includes(r.kind))

@@ -1,5 +1,5 @@
 import type { Db, Transaction } from '../db/create-db.ts';
-import type { EventBus } from './event-bus.ts';
+import type { CommittedEvent, EventBus } from './event-bus.ts';
 import { eventRepository } from './event-repository.ts';
 import type { StoredEventKind } from '../domain/event-kinds.ts';
 import type { NewEventOf, PayloadMap } from '../domain/event-payloads.ts';
@@ -30,21 +30,21 @@ export class Outbox<P extends PayloadMap = PayloadMap> {
   }
 
   async transaction<T>(work: (uow: UnitOfWork<P>) => Promise<T>): Promise<T> {
-    let emitted = 0;
+    const emitted: CommittedEvent[] = [];
     const result = await this.#db.transaction(async (trx) =>
       work({
         trx,
         emit: async (event) => {
-          emitted += 1;
+          emitted.push(event);
           return eventRepository.append(trx, event, Date.now());
         },
         emitMany: async (events) => {
-          emitted += events.length;
+          emitted.push(...events);
           await eventRepository.appendMany(trx, events, Date.now());
         },
       }),
     );
-    if (emitted > 0) this.#bus.wake();
+    if (emitted.length > 0) this.#bus.wake(emitted);
     return result;
   }
 }

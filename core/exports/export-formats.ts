@@ -11,13 +11,27 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
   pdf: 'application/pdf',
 };
 
-const EVIDENCE_KEYS = ['url', 'method', 'parameter', 'payload', 'response_indicator'] as const;
+/** The spec's evidence keys: always exported as columns, in this order, even when empty. */
+export const SPEC_EVIDENCE_KEYS = ['url', 'method', 'parameter', 'payload', 'response_indicator'] as const;
 
-/** CSV columns, in order: the detail view flattened (evidence keys as columns). */
-export const CSV_COLUMNS = [
-  'id', 'title', 'severity', 'cvss', 'cvss_vector', 'status', 'asset_id', 'asset_name', 'asset_type', 'scan_id',
-  'description', 'remediation', ...EVIDENCE_KEYS.map((k) => `evidence_${k}`), 'references', 'tags', 'discovered_at', 'updated_at',
-];
+/**
+ * The evidence keys an export's CSV gets a column for: the spec's five first, then every
+ * other key found in the exported findings (a port scan's `port`, `service`, `version`, an
+ * import's `file`…) in code-point order, so the same findings always give the same header.
+ */
+export function evidenceColumnsFor(foundKeys: Iterable<string>): string[] {
+  const spec = new Set<string>(SPEC_EVIDENCE_KEYS);
+  const extra = [...new Set(foundKeys)].filter((k) => !spec.has(k)).sort();
+  return [...SPEC_EVIDENCE_KEYS, ...extra];
+}
+
+/** CSV columns, in order: the detail view flattened, one `evidence_<key>` column per evidence key. */
+export function csvColumns(evidenceKeys: readonly string[] = SPEC_EVIDENCE_KEYS): string[] {
+  return [
+    'id', 'title', 'severity', 'cvss', 'cvss_vector', 'status', 'asset_id', 'asset_name', 'asset_type', 'scan_id',
+    'description', 'remediation', ...evidenceKeys.map((k) => `evidence_${k}`), 'references', 'tags', 'discovered_at', 'updated_at',
+  ];
+}
 
 const text = (value: unknown): string => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -32,7 +46,7 @@ export function escapeFormula(cell: string): string {
   return FORMULA.test(cell) ? `'${cell}` : cell;
 }
 
-function csvRecord(f: ExportFinding): Record<string, string | number> {
+function csvRecord(f: ExportFinding, evidenceKeys: readonly string[]): Record<string, string | number> {
   const record: Record<string, string | number> = {
     id: f.id, title: f.title, severity: f.severity, cvss: f.cvss.toFixed(1), cvss_vector: f.cvss_vector, status: f.status,
     asset_id: f.asset.id, asset_name: f.asset.name, asset_type: f.asset.type, scan_id: f.scan_id ?? '',
@@ -40,7 +54,7 @@ function csvRecord(f: ExportFinding): Record<string, string | number> {
     // References are URLs (no spaces); tags are comma-separated like the bulk import's tags cell.
     references: f.references.join(' '), tags: f.tags.join(','), discovered_at: f.discovered_at, updated_at: f.updated_at,
   };
-  for (const key of EVIDENCE_KEYS) record[`evidence_${key}`] = text(f.evidence[key]);
+  for (const key of evidenceKeys) record[`evidence_${key}`] = text(f.evidence[key]);
   for (const [key, value] of Object.entries(record)) if (typeof value === 'string') record[key] = escapeFormula(value);
   return record;
 }
@@ -50,15 +64,17 @@ function csvRecord(f: ExportFinding): Record<string, string | number> {
  * finding title like `=HYPERLINK(…)` taken from a scanned page cannot run as a formula in
  * a spreadsheet (CSV injection).
  */
-export function csvStages(): Transform[] {
+export function csvStages(evidenceKeys: readonly string[] = SPEC_EVIDENCE_KEYS): Transform[] {
   const toRecord = new Transform({
     writableObjectMode: true,
     readableObjectMode: true,
     transform(f: ExportFinding, _enc, done) {
-      done(null, csvRecord(f));
+      done(null, csvRecord(f, evidenceKeys));
     },
   });
-  return [toRecord, stringify({ header: true, columns: CSV_COLUMNS, record_delimiter: '\r\n' })];
+  // Evidence keys come from scanned pages and imported files: the header cells are guarded too.
+  const columns = csvColumns(evidenceKeys).map((key) => ({ key, header: escapeFormula(key) }));
+  return [toRecord, stringify({ header: true, columns, record_delimiter: '\r\n' })];
 }
 
 /** Findings → one JSON array, written element by element (never the whole array in memory). */

@@ -12,7 +12,8 @@ import { changeClock } from '../db/change-clock.ts';
 import { exportRepository } from './export-repository.ts';
 import { findingExportRepository } from './finding-export-repository.ts';
 import type { ExportFilters, ExportJob } from './export-views.ts';
-import { CONTENT_TYPES, csvStages, jsonStages, type ExportFormat } from './export-formats.ts';
+import { dateTimeInWords, filtersInWords } from './report-words.ts';
+import { CONTENT_TYPES, csvStages, evidenceColumnsFor, jsonStages, type ExportFormat } from './export-formats.ts';
 import { pdfStage } from './findings-pdf.ts';
 
 export interface ExportRequest {
@@ -58,14 +59,6 @@ function coalesce(size: number): Transform {
       done(null, length ? Buffer.concat(parts, length) : undefined);
     },
   });
-}
-
-/** `severity=critical,high status=open` — the filters as the PDF cover prints them. */
-export function describeFilters(f: ExportFilters): string {
-  const parts = Object.entries(f)
-    .filter(([, v]) => v !== undefined && v !== null && v !== '')
-    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`);
-  return parts.length ? parts.join(' ') : 'none';
 }
 
 /**
@@ -114,10 +107,19 @@ export class ExportService {
   async render(tenantId: string, format: ExportFormat, filters: ExportFilters, now = Date.now(), counter = { rows: 0 }): Promise<Readable> {
     let stages: Transform[];
     if (format === 'pdf') {
-      const summary = await findingExportRepository.summary(this.db, tenantId, filters, now);
-      stages = [pdfStage(summary, { generatedAt: new Date(now).toISOString(), filters: describeFilters(filters) })];
+      const [summary, figures] = await Promise.all([
+        findingExportRepository.summary(this.db, tenantId, filters, now),
+        findingExportRepository.management(this.db, tenantId, filters),
+      ]);
+      stages = [pdfStage(summary, {
+        generatedAt: dateTimeInWords(now),
+        filters: filtersInWords(filters, figures.assetName),
+        management: { figures, scope: filtersInWords(filters, figures.assetName), generatedAt: now },
+      })];
+    } else if (format === 'csv') {
+      stages = csvStages(evidenceColumnsFor(await findingExportRepository.evidenceKeys(this.db, tenantId, filters)));
     } else {
-      stages = format === 'csv' ? csvStages() : jsonStages();
+      stages = jsonStages();
     }
     const count = new Transform({
       objectMode: true,

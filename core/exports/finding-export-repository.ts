@@ -2,7 +2,7 @@ import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { dialectOf, type Db, type Queryable } from '../db/create-db.ts';
 import type { Severity } from '../domain/severity.ts';
-import { SEVERITIES, severityOfRank } from '../domain/severity.ts';
+import { SEVERITIES, SEVERITY_RANK, severityOfRank } from '../domain/severity.ts';
 import { findingRepository, toFindingRecord, type FindingRecord, type FindingRow } from '../findings/finding-repository.ts';
 import type { FindingFilters, FindingSort } from '../findings/finding-views.ts';
 import type { ExportFilters } from './export-views.ts';
@@ -29,6 +29,20 @@ export interface ExportSummary {
   /** Same rules as GET /api/findings/stats' trend.last_30_days, restricted to the filters. */
   last_30_days: { new: number; resolved: number; net_change: number };
 }
+
+/** The management page's tables: the worst unresolved findings and the assets holding the most risk. */
+export interface ManagementFigures {
+  tenantName: string | null;
+  /** The filtered asset's name, when the export is of one asset. */
+  assetName: string | null;
+  /** Earliest and latest discovery among the findings in scope (null when none). */
+  period: { from: number; to: number } | null;
+  unresolvedBySeverity: Record<Severity, number>;
+  topRisks: Array<{ title: string; severity: Severity; cvss: number; status: FindingStatus; asset: string }>;
+  riskiestAssets: Array<{ name: string; type: string; unresolved: number; critical: number; high: number; maxCvss: number }>;
+}
+
+const UNRESOLVED: FindingStatus[] = ['open', 'confirmed'];
 
 const DAY_MS = 86_400_000;
 
@@ -72,6 +86,66 @@ export const findingExportRepository = {
       },
     });
     return pipeline(streamRows<FindingRow>(db, q), mapper, () => {});
+  },
+
+  /**
+   * Every evidence key present in the findings the export will hold, read with flat memory
+   * (only the evidence column; the key set is the only thing kept). The CSV needs them
+   * before its header row is written.
+   */
+  async evidenceKeys(db: Db, tenantId: string, f: ExportFilters): Promise<Set<string>> {
+    const sort: FindingSort = { sortBy: f.sort_by ?? 'discovered_at', sortOrder: f.sort_order ?? 'desc' };
+    const q = findingRepository.ordered(findingRepository.query(db, tenantId, filtersOnly(f)).select('findings.evidence'), sort);
+    if (f.per_page) q.limit(f.per_page).offset(((f.page ?? 1) - 1) * f.per_page);
+    const keys = new Set<string>();
+    for await (const row of streamRows<{ evidence: string | null }>(db, q)) {
+      if (!row.evidence) continue;
+      try {
+        const evidence = JSON.parse(row.evidence) as unknown;
+        if (evidence && typeof evidence === 'object' && !Array.isArray(evidence)) for (const key of Object.keys(evidence)) keys.add(key);
+      } catch {
+        // A row that is not JSON has no keys to offer; the row itself still exports.
+      }
+    }
+    return keys;
+  },
+
+  /** The management page's figures over the filtered set (pagination ignored). */
+  async management(db: Queryable, tenantId: string, f: ExportFilters): Promise<ManagementFigures> {
+    const filters = filtersOnly(f);
+    const unresolved = () => findingRepository.query(db, tenantId, filters).whereIn('findings.status', UNRESOLVED);
+    const [tenant, asset, period, grid, top, assets] = await Promise.all([
+      db('tenants').where({ id: tenantId }).first('name') as Promise<{ name: string } | undefined>,
+      f.asset_id ? (db('assets').where({ tenant_id: tenantId, id: f.asset_id }).first('name') as Promise<{ name: string } | undefined>) : Promise.resolve(undefined),
+      findingRepository.query(db, tenantId, filters).min({ from: 'findings.created_at' }).max({ to: 'findings.created_at' }).first() as Promise<{ from: number | string | null; to: number | string | null } | undefined>,
+      unresolved().groupBy('findings.severity_rank').select('findings.severity_rank as rank').count({ n: '*' }) as Promise<Array<{ rank: number } & Count>>,
+      findingRepository.withAsset(unresolved()).orderBy([{ column: 'findings.cvss_tenths', order: 'desc' }, { column: 'findings.id', order: 'desc' }]).limit(10) as Promise<FindingRow[]>,
+      unresolved()
+        .groupBy('findings.asset_id')
+        .select('findings.asset_id')
+        .count({ n: '*' })
+        .max({ top: 'findings.cvss_tenths' })
+        .select(db.raw('sum(case when findings.severity_rank = ? then 1 else 0 end) as critical', [SEVERITY_RANK.critical]))
+        .select(db.raw('sum(case when findings.severity_rank = ? then 1 else 0 end) as high', [SEVERITY_RANK.high]))
+        .orderBy([{ column: 'top', order: 'desc' }, { column: 'n', order: 'desc' }, { column: 'findings.asset_id', order: 'asc' }])
+        .limit(10) as Promise<Array<{ asset_id: string; top: number | string; critical: number | string; high: number | string } & Count>>,
+    ]);
+    const unresolvedBySeverity = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
+    for (const cell of grid) unresolvedBySeverity[severityOfRank(Number(cell.rank))] += Number(cell.n);
+    const names = new Map(
+      ((await db('assets').where({ tenant_id: tenantId }).whereIn('id', assets.map((a) => a.asset_id)).select('id', 'name', 'type')) as Array<{ id: string; name: string; type: string }>).map((a) => [a.id, a]),
+    );
+    return {
+      tenantName: tenant?.name ?? null,
+      assetName: asset?.name ?? null,
+      period: period?.from === null || period?.from === undefined ? null : { from: Number(period.from), to: Number(period.to) },
+      unresolvedBySeverity,
+      topRisks: top.map(toFindingRecord).map((r) => ({ title: r.title, severity: r.severity, cvss: r.cvss, status: r.status, asset: r.asset.name })),
+      riskiestAssets: assets.map((a) => ({
+        name: names.get(a.asset_id)?.name ?? a.asset_id, type: names.get(a.asset_id)?.type ?? '', unresolved: Number(a.n),
+        critical: Number(a.critical), high: Number(a.high), maxCvss: Number(a.top) / 10,
+      })),
+    };
   },
 
   /** Counts behind the PDF's charts, over the filtered set (pagination ignored). */

@@ -1,9 +1,15 @@
 import { Transform } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import PDFDocument from 'pdfkit';
+import { createRequire } from 'node:module';
+import type PdfKitDocument from 'pdfkit';
 import type { ExportFinding, ExportSummary } from './finding-export-repository.ts';
 import type { Severity } from '../domain/severity.ts';
 import { barChart, donutChart, lineChart } from './pdf-charts.ts';
+import { managementPage, type ManagementPage } from './pdf-management-page.ts';
+
+// pdfkit costs about 0.7 s of CPU to load; only a process that writes a PDF pays it.
+const requireLazily = createRequire(import.meta.url);
+let PDFDocument: typeof PdfKitDocument | undefined;
 
 // Vendored (assets/fonts, Bitstream Vera licence): the standard PDF fonts only cover
 // WinAnsi, so names like "Müller → 東" would come out garbled without an embedded TTF.
@@ -21,6 +27,8 @@ const MARGIN = 50;
 export interface PdfMeta {
   generatedAt: string;
   filters: string;
+  /** The first page's figures and words (the summary and colours are added here). */
+  management: Omit<ManagementPage, 'summary' | 'severityColors'>;
 }
 
 const clip = (s: string) => (s.length > MAX_FIELD_CHARS ? `${s.slice(0, MAX_FIELD_CHARS)} … (truncated)` : s);
@@ -29,7 +37,7 @@ function cover(doc: PDFKit.PDFDocument, summary: ExportSummary, meta: PdfMeta): 
   const width = doc.page.width - 2 * MARGIN;
   doc.font('bold').fontSize(20).fillColor('#212121').text('Findings report', MARGIN, MARGIN);
   doc.font('body').fontSize(9).fillColor('#616161')
-    .text(`Generated ${meta.generatedAt} · ${summary.total} finding${summary.total === 1 ? '' : 's'} · filters: ${meta.filters}`, { width });
+    .text(`Generated ${meta.generatedAt} · ${summary.total} finding${summary.total === 1 ? '' : 's'} · ${meta.filters}`, { width });
   const top = doc.y + 16;
   barChart(doc, { x: MARGIN, y: top, width: width * 0.5 - 10, height: 210 }, 'Findings by severity',
     (Object.keys(SEVERITY_COLORS) as Severity[]).map((s) => ({ label: s, value: summary.by_severity[s], color: SEVERITY_COLORS[s] })));
@@ -45,13 +53,30 @@ function cover(doc: PDFKit.PDFDocument, summary: ExportSummary, meta: PdfMeta): 
     ]);
 }
 
+/** pdfkit's current text style, which it keeps as private fields. */
+interface TextState {
+  _font: unknown;
+  _fontSize: number;
+  _fillColor: unknown;
+  _fillOpacity?: unknown;
+}
+
 function footer(doc: PDFKit.PDFDocument, page: number): void {
+  // A page can be added in the middle of a text() call that flows over the page end; the
+  // text then goes on with whatever style is current. So the style is put back afterwards:
+  // without this the rest of a long evidence block came out in the footer's small grey.
+  const state = doc as unknown as TextState;
+  const saved = { font: state._font, size: state._fontSize, fill: state._fillColor, opacity: state._fillOpacity };
   // Below the bottom margin: lift the margin so pdfkit does not start a new page.
   const bottom = doc.page.margins.bottom;
   doc.page.margins.bottom = 0;
   doc.font('body').fontSize(7).fillColor('#9e9e9e')
     .text(`Rampart findings report · page ${page}`, MARGIN, doc.page.height - 30, { width: doc.page.width - 2 * MARGIN, align: 'center', lineBreak: false });
   doc.page.margins.bottom = bottom;
+  state._font = saved.font;
+  state._fontSize = saved.size;
+  state._fillColor = saved.fill;
+  state._fillOpacity = saved.opacity;
   doc.x = MARGIN;
   doc.y = MARGIN;
 }
@@ -96,6 +121,7 @@ function finding(doc: PDFKit.PDFDocument, f: ExportFinding, index: number): void
  * buffering), so memory stays bounded by one page plus the font subset.
  */
 export function pdfStage(summary: ExportSummary, meta: PdfMeta): Transform {
+  PDFDocument ??= requireLazily('pdfkit') as typeof PdfKitDocument;
   const doc = new PDFDocument({ size: 'A4', margin: MARGIN, bufferPages: false, info: { Title: 'Findings report', Creator: 'Rampart' } });
   doc.registerFont('body', FONT);
   doc.registerFont('bold', FONT_BOLD);
@@ -121,6 +147,8 @@ export function pdfStage(summary: ExportSummary, meta: PdfMeta): Transform {
   doc.on('error', (err: Error) => stage.destroy(err));
   doc.on('pageAdded', () => footer(doc, ++pages));
   footer(doc, ++pages);
+  managementPage(doc, MARGIN, { ...meta.management, summary, severityColors: SEVERITY_COLORS });
+  doc.addPage();
   cover(doc, summary, meta);
   return stage;
 }

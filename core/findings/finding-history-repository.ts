@@ -44,15 +44,4 @@ export const findingHistoryRepository = {
     const rows = (await db('finding_status_history').where({ finding_id: findingId }).orderBy('id', 'asc')) as HistoryRow[];
     return rows.map((r) => ({ old_status: r.old_status, new_status: r.new_status, changed_by: r.changed_by, changed_at: toIsoRequired(r.changed_at), note_id: r.note_id }));
   },
-
-  /** Distinct findings moved to `resolved` at or after `since`. */
-  async countResolvedSince(db: Queryable, tenantId: string, since: number): Promise<number> {
-    const row = (await db('finding_status_history')
-      .where({ tenant_id: tenantId, new_status: 'resolved' })
-      .whereNotNull('old_status')
-      .where('changed_at', '>=', since)
-      .countDistinct({ n: 'finding_id' })
-      .first()) as { n: number | string } | undefined;
-    return Number(row?.n ?? 0);
-  },
 };

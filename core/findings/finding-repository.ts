@@ -16,7 +16,9 @@ import { SEVERITY_RANK, severityOfRank } from '../domain/severity.ts';
 import { UNRESOLVED_STATUSES } from '../domain/finding-status.ts';
 import type { OpenFindingGroup } from './risk-score.ts';
 import { toIsoRequired } from '../time.ts';
-import { whereContains } from '../db/like-pattern.ts';
+import { findingSearchRepository } from './finding-search-repository.ts';
+import { findingCounterRepository } from './finding-counter-repository.ts';
+import { findingCounters } from './finding-counters.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';
 import type { FindingFilters, FindingSort } from './finding-views.ts';
 
@@ -124,6 +126,7 @@ export const findingRepository = {
         updated_by: f.createdBy, discovered_at: f.discoveredAt, created_at: f.now, updated_at: f.now,
       })));
     }
+    await findingCounters.inserted(db, findings.map((f) => ({ tenantId: f.tenantId, severityRank: SEVERITY_RANK[f.severity], status: f.status, createdAt: f.now })));
   },
 
   /** The filters of GET /api/findings on the findings table alone (no select, join or order). */
@@ -136,7 +139,7 @@ export const findingRepository = {
     // Scores are stored in tenths: round the bounds inwards so 7.05 means "7.1 and up".
     if (f.cvss_min !== undefined) q.where('findings.cvss_tenths', '>=', Math.ceil(f.cvss_min * 10 - 1e-9));
     if (f.cvss_max !== undefined) q.where('findings.cvss_tenths', '<=', Math.floor(f.cvss_max * 10 + 1e-9));
-    if (f.search) whereContains(q, ['findings.title', 'findings.description'], f.search);
+    if (f.search) findingSearchRepository.whereSearch(q, db, tenantId, f.search);
     return q;
   },
 
@@ -153,7 +156,7 @@ export const findingRepository = {
   },
 
   /**
-   * Orders by the sort key, ties by id. With a selective filter (one asset or scan) on
+   * Orders by the sort key, ties by id. With a selective filter (one asset or scan, a search) on
    * SQLite, `+column` keeps the planner from walking the tenant-wide sort index and
    * filtering a million rows: it uses the asset/scan index and sorts the few matches.
    * (MariaDB keeps index statistics and chooses well by itself.)
@@ -166,17 +169,42 @@ export const findingRepository = {
     return q.orderBy([{ column: SORT_COLUMN[sort.sortBy], order: dir }, { column: 'findings.id', order: dir }]);
   },
 
-  /** Filtered, joined and ordered: what a list page or an export reads. */
-  listQuery(db: Queryable, tenantId: string, filters: FindingFilters, sort: FindingSort): Knex.QueryBuilder {
-    const selective = Boolean(filters.asset_id || filters.scan_id) && dialectOf(db) === 'sqlite';
+  /**
+   * Filtered, joined and ordered: what a list page or an export reads. `fromMatches`
+   * (SQLite) starts from the rows the filters select rather than from the sort index; by
+   * default for one asset, one scan or a search.
+   */
+  listQuery(db: Queryable, tenantId: string, filters: FindingFilters, sort: FindingSort, fromMatches?: boolean): Knex.QueryBuilder {
+    const selective = (fromMatches ?? Boolean(filters.asset_id || filters.scan_id || filters.search)) && dialectOf(db) === 'sqlite';
     return this.ordered(this.withAsset(this.query(db, tenantId, filters)), sort, selective);
   },
 
   async list(db: Queryable, tenantId: string, filters: FindingFilters, sort: FindingSort, page: PageRequest): Promise<Page<FindingRow>> {
-    const countRow = (await this.query(db, tenantId, filters).count({ n: '*' }).first()) as { n: number | string } | undefined;
-    const total = Number(countRow?.n ?? 0);
-    const rows = (await this.listQuery(db, tenantId, filters, sort).limit(page.perPage).offset((page.page - 1) * page.perPage)) as FindingRow[];
+    const total = await this.count(db, tenantId, filters);
+    // A search matching under 1 % of the tenant's findings: sorting its matches beats walking
+    // the sort index past a hundred rows for each one; a common word is the other way round.
+    const fromMatches = Boolean(filters.asset_id || filters.scan_id)
+      || (Boolean(filters.search) && total * 100 < (await findingCounterRepository.total(db, tenantId)));
+    const rows = (await this.listQuery(db, tenantId, filters, sort, fromMatches).limit(page.perPage).offset((page.page - 1) * page.perPage)) as FindingRow[];
     return { total, rows };
+  },
+
+  /**
+   * How many findings match: filtered by severity and status alone (or not at all), a sum
+   * of the maintained counters (finding_counters, at most 25 rows); by a search alone on
+   * SQLite, a count inside the FTS5 index; otherwise a count of the rows.
+   */
+  async count(db: Queryable, tenantId: string, filters: FindingFilters): Promise<number> {
+    const { severity, status, search, ...rest } = filters;
+    if (Object.values(rest).every((v) => v === undefined)) {
+      if (search === undefined) return findingCounterRepository.total(db, tenantId, severity?.length ? [...new Set(severity.map((s) => SEVERITY_RANK[s]))] : undefined, status);
+      if (!severity?.length && status === undefined) {
+        const inIndex = await findingSearchRepository.count(db, tenantId, search);
+        if (inIndex !== null) return inIndex;
+      }
+    }
+    const row = (await this.query(db, tenantId, filters).count({ n: '*' }).first()) as { n: number | string } | undefined;
+    return Number(row?.n ?? 0);
   },
 
   async findById(db: Queryable, tenantId: string, id: string, forUpdate = false): Promise<FindingRow | null> {
@@ -200,6 +228,7 @@ export const findingRepository = {
     return new Map(rows.map((r) => [r.id, r.asset_id]));
   },
 
+  /** The row only: the caller accounts for the move with findingCounters.moved, after its history entry. */
   async updateStatus(db: Queryable, id: string, status: FindingStatus, updatedBy: string, now: number): Promise<void> {
     await db('findings').where({ id }).update({ status, updated_by: updatedBy, updated_at: now });
   },
@@ -216,16 +245,5 @@ export const findingRepository = {
       .groupBy('severity_rank')
       .select('severity_rank', db.raw('count(*) as n'), db.raw('sum(cvss_tenths) as s'))) as Array<{ severity_rank: number; n: number | string; s: number | string | null }>;
     return rows.map((r) => ({ severity: severityOfRank(Number(r.severity_rank)), count: Number(r.n), cvssSum: Number(r.s ?? 0) / 10 }));
-  },
-
-  /** Counts per (status, severity) for the tenant: one pass over the (tenant, status, severity) index. */
-  async countGrid(db: Queryable, tenantId: string): Promise<Array<{ status: FindingStatus; severity: Severity; count: number }>> {
-    const rows = (await db('findings').where({ tenant_id: tenantId }).groupBy('status', 'severity_rank').select('status', 'severity_rank', db.raw('count(*) as n'))) as Array<{ status: FindingStatus; severity_rank: number; n: number | string }>;
-    return rows.map((r) => ({ status: r.status, severity: severityOfRank(Number(r.severity_rank)), count: Number(r.n) }));
-  },
-
-  async countCreatedSince(db: Queryable, tenantId: string, since: number): Promise<number> {
-    const row = (await db('findings').where({ tenant_id: tenantId }).where('created_at', '>=', since).count({ n: '*' }).first()) as { n: number | string } | undefined;
-    return Number(row?.n ?? 0);
   },
 };

@@ -5,6 +5,8 @@ import type { EventAsset, EventPayloads } from '../domain/event-payloads.ts';
 import { newId } from '../ids.ts';
 import { assetRepository } from '../assets/asset-repository.ts';
 import { changeClock } from '../db/change-clock.ts';
+import { retryOnDeadlock } from '../db/retry-deadlock.ts';
+import { findingCounters } from './finding-counters.ts';
 import { findingHistoryRepository, type FindingNote, type StatusChange } from './finding-history-repository.ts';
 import { findingRepository, toFindingListItem, toFindingRecord, type FindingListItem, type FindingRecord, type NewFinding } from './finding-repository.ts';
 import type { FindingFilters, FindingSort } from './finding-views.ts';
@@ -88,11 +90,11 @@ export class FindingService {
   async create(tenantId: string, actor: string, inputs: FindingInput[], bulk: boolean): Promise<FindingRecord[]> {
     const now = Date.now();
     const findings = inputs.map((input, i) => prepareFinding(input, { id: newId('fnd', now), tenantId, actor, now }, bulk ? `findings.${i}.` : ''));
-    const ids = await this.#outbox.transaction(async (uow) => {
+    const ids = await retryOnDeadlock(() => this.#outbox.transaction(async (uow) => {
       await checkScans(uow.trx, tenantId, findings, bulk);
       await this.insertPrepared(uow, findings, bulk);
       return findings.map((f) => f.id);
-    });
+    }));
     const rows = await findingRepository.findManyByIds(this.#db, tenantId, ids);
     const byId = new Map(rows.map((r) => [r.id, toFindingRecord(r)]));
     return ids.map((id) => byId.get(id)!);
@@ -140,7 +142,8 @@ export class FindingService {
    * entry, no event).
    */
   async setStatus(tenantId: string, id: string, actor: string, status: FindingStatus, note?: string): Promise<StatusUpdate> {
-    return this.#outbox.transaction(async ({ trx, emit }) => {
+    // The tenant's counter rows are shared by all its finding writes: a lock cycle on MariaDB is run again.
+    return retryOnDeadlock(() => this.#outbox.transaction(async ({ trx, emit }) => {
       const finding = await findingRepository.findById(trx, tenantId, id, true);
       if (!finding) throw new NotFoundError('Finding');
       const now = Date.now();
@@ -156,6 +159,7 @@ export class FindingService {
           data: { finding_id: id, old_status: finding.status, new_status: status, asset_id: finding.asset_id, updated_by: actor },
         });
         await refreshAssetRisk(trx, [finding.asset_id], now);
+        await findingCounters.moved(trx, [{ tenantId, findingId: id, severityRank: Number(finding.severity_rank), from: finding.status, to: status, now }]);
         await changeClock.markChanged(trx, tenantId, 'assets', now);
       } else if (noteId) {
         await findingRepository.touch(trx, id, actor, now);
@@ -168,6 +172,6 @@ export class FindingService {
         updated_at: toIsoRequired(changed ? now : finding.updated_at),
         updated_by: changed ? actor : (finding.updated_by ?? actor),
       };
-    });
+    }));
   }
 }

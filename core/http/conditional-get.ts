@@ -19,12 +19,30 @@ export function collectionLastModified(changedAt: (tenantId: string) => Promise<
   return async (request) => (await changedAt(callerOf(request).tenantId)) ?? 0;
 }
 
-/** One record: its `updated_at`. `load` must apply the same tenant filter as the handler. */
-export function recordLastModified(load: (request: Request) => Promise<{ updated_at: string } | null>): LastModifiedSource {
+const loaded = new WeakMap<Request, unknown>();
+
+/**
+ * One record: its `updated_at`. `load` must apply the same tenant filter as the handler.
+ * The record read here is kept for the handler (`loadedRecord`), so a route that answers
+ * from it reads the record once per request, and its Last-Modified and body are the
+ * same version.
+ */
+export function recordLastModified<T extends { updated_at: string }>(load: (request: Request) => Promise<T | null>): LastModifiedSource {
   return async (request) => {
     const record = await load(request);
-    return record ? Date.parse(record.updated_at) : null;
+    if (!record) return null;
+    loaded.set(request, record);
+    return Date.parse(record.updated_at);
   };
+}
+
+/**
+ * The record `recordLastModified` read for this request before the handler, if any
+ * (none when the route is not conditional, the method is not a read, or no record was
+ * found: the handler then reads, and answers 404, as usual).
+ */
+export function loadedRecord<T>(request: Request): T | undefined {
+  return loaded.get(request) as T | undefined;
 }
 
 function sourceOf(request: Request): LastModifiedSource | undefined {
@@ -59,12 +77,14 @@ export const conditionalGetPlugin: Plugin<void> = {
       // hapi compares If-Modified-Since with any Last-Modified itself after onPreResponse
       // and would turn our 200 into a 304 against the capped date: decide here, alone.
       delete request.headers['if-modified-since'];
-      if (changed === null) return h.continue;
-      const second = lastModifiedSecond(changed, readAt);
-      if (ifModifiedSince !== null && isNotModified(ifModifiedSince, changed, readAt)) {
+      const second = changed === null ? null : lastModifiedSecond(changed, readAt);
+      if (second !== null && ifModifiedSince !== null && isNotModified(ifModifiedSince, changed!, readAt)) {
         return h.response().code(304).header('last-modified', formatHttpDate(second)).takeover();
       }
-      sentSecond.set(request, second);
+      // Not a 304: the rate limiter charges now what it held back for a possible 304
+      // (core/http/rate-limit-plugin.ts), in this same step; a 429 stops here.
+      await request.server.plugins['rampart-rate-limit']?.chargeDeferred(request);
+      if (second !== null) sentSecond.set(request, second);
       return h.continue;
     });
     server.ext('onPreResponse', (request, h) => {

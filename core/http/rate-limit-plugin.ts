@@ -17,7 +17,11 @@ interface RequestRate {
 
 const states = new WeakMap<Request, RequestRate>();
 
-/** What the rate limiter offers the auth scheme (core/http/auth-scheme.ts), via `server.plugins`. */
+/**
+ * What the rate limiter offers the steps that charge outside its own extension points,
+ * via `server.plugins`: the auth scheme (core/http/auth-scheme.ts) and the conditional
+ * GET (core/http/conditional-get.ts).
+ */
 export interface RateLimitExposed {
   /**
    * Charges a request whose authentication failed to its client address (and the route's
@@ -25,6 +29,12 @@ export interface RateLimitExposed {
    * before it answers 401, so bad or missing tokens cannot be sent at full speed.
    */
   chargeFailedAuthentication(request: Request): Promise<void>;
+  /**
+   * Charges a conditional GET whose charge was deferred, once the conditional step has
+   * decided it is not a 304 (throws the 429); nothing for any other request. Returns a
+   * promise only when the store must be asked asynchronously (Redis).
+   */
+  chargeDeferred(request: Request): void | Promise<void>;
 }
 
 declare module '@hapi/hapi' {
@@ -67,15 +77,29 @@ export function rateLimitPlugin(limiter: RateLimiter): Plugin<void> {
     register(server) {
       if (!limiter.enabled) return;
 
-      const charge = async (request: Request, state: RequestRate) => {
+      const refused = (state: RequestRate, err: unknown): never => {
+        if (err instanceof BucketsExhaustedError) Object.assign(state, { views: err.views, denied: true });
+        throw err;
+      };
+      // Synchronous with the memory store (no promise on the request path); Redis answers later.
+      const charge = (request: Request, state: RequestRate): void | Promise<void> => {
         const payer = payerOf(request);
         const limit = endpointOf(request);
+        const account = accountOf(request, payer, limit);
+        let outcome;
         try {
-          state.views = (await limiter.charge(payer, limit, accountOf(request, payer, limit))).views;
+          outcome = limiter.chargeNow(payer, limit, account);
         } catch (err) {
-          if (err instanceof BucketsExhaustedError) Object.assign(state, { views: err.views, denied: true });
-          throw err;
+          refused(state, err);
         }
+        if (outcome) {
+          state.views = outcome.views;
+          return;
+        }
+        return limiter.charge(payer, limit, account).then(
+          (later) => void (state.views = later.views),
+          (err: unknown) => refused(state, err),
+        );
       };
 
       const exposed: RateLimitExposed = {
@@ -85,58 +109,64 @@ export function rateLimitPlugin(limiter: RateLimiter): Plugin<void> {
           states.set(request, state);
           await charge(request, state);
         },
+        chargeDeferred(request) {
+          const state = states.get(request);
+          if (!state?.deferred) return;
+          state.deferred = false;
+          return charge(request, state);
+        },
       };
       server.expose(exposed);
 
-      server.ext('onPostAuth', async (request, h) => {
+      server.ext('onPostAuth', (request, h) => {
         // Already charged: a failed authentication on a route whose auth mode lets it through.
         if (routeRateLimit(request.route) === false || states.has(request)) return h.continue;
         const state: RequestRate = { deferred: mayBeNotModified(request), views: null, denied: false };
         states.set(request, state);
-        if (!state.deferred) await charge(request, state);
-        return h.continue;
+        const pending = state.deferred ? undefined : charge(request, state);
+        return pending ? pending.then(() => h.continue) : h.continue;
       });
 
-      server.ext(
-        'onPreHandler',
-        async (request, h) => {
-          const state = states.get(request);
-          if (state?.deferred) {
-            state.deferred = false;
-            await charge(request, state);
-          }
-          return h.continue;
-        },
-        { after: ['rampart-conditional-get'] },
-      );
+      const setHeaders = (response: ResponseObject | Boom, headers: Record<string, string>) => {
+        for (const [name, value] of Object.entries(headers)) {
+          if ('isBoom' in response && response.isBoom) response.output.headers[name] = value;
+          else (response as ResponseObject).header(name, value);
+        }
+      };
 
       server.ext(
         'onPreResponse',
-        async (request, h) => {
+        (request, h) => {
           const response = request.response as ResponseObject | Boom | null;
           if (!response || routeRateLimit(request.route) === false) return h.continue;
-          let headers: Record<string, string>;
           if (response instanceof StreamSlotsExhaustedError) {
-            headers = streamSlotHeaders(response.limit, response.inUse, Number(response.extra.retry_after), Date.now());
-          } else {
-            const state = states.get(request);
-            let views = state?.views ?? null;
-            if (!views) {
-              const payer = payerOf(request);
-              const limit = endpointOf(request);
-              views = await limiter.peek(payer, limit, accountOf(request, payer, limit)).then(
-                (outcome) => outcome.views,
-                () => null,
-              );
-            }
-            if (!views) return h.continue;
-            headers = rateLimitHeaders(views, state?.denied ?? false);
+            setHeaders(response, streamSlotHeaders(response.limit, response.inUse, Number(response.extra.retry_after), Date.now()));
+            return h.continue;
           }
-          for (const [name, value] of Object.entries(headers)) {
-            if ('isBoom' in response && response.isBoom) response.output.headers[name] = value;
-            else (response as ResponseObject).header(name, value);
+          const state = states.get(request);
+          const denied = state?.denied ?? false;
+          if (state?.views) {
+            setHeaders(response, rateLimitHeaders(state.views, denied));
+            return h.continue;
           }
-          return h.continue;
+          // Never charged (403, 404, 304): the buckets as they are.
+          const payer = payerOf(request);
+          const limit = endpointOf(request);
+          const account = accountOf(request, payer, limit);
+          let now;
+          try {
+            now = limiter.peekNow(payer, limit, account);
+          } catch {
+            return h.continue;
+          }
+          if (now) {
+            setHeaders(response, rateLimitHeaders(now.views, denied));
+            return h.continue;
+          }
+          return limiter.peek(payer, limit, account).then(
+            (outcome) => (setHeaders(response, rateLimitHeaders(outcome.views, denied)), h.continue),
+            () => h.continue,
+          );
         },
         { before: ['rampart-error-response'] },
       );

@@ -35,7 +35,10 @@ function messageOf(d: JoiDetail): string {
  * `validation_failed` with per-field details, e.g.
  * `{field: "per_page", location: "query", message: "per_page must be less than or equal to 100"}`.
  */
-export function validationFailAction(_request: Request, _h: ResponseToolkit, err?: Error): never {
+export async function validationFailAction(request: Request, _h: ResponseToolkit, err?: Error): Promise<never> {
+  // A conditional GET's token is taken in the conditional step, which a 400 never reaches:
+  // take it here, so invalid requests are charged like any other (an empty bucket's 429 wins).
+  await request.server.plugins['rampart-rate-limit']?.chargeDeferred(request);
   const e = (err ?? new Error('invalid input')) as JoiLikeError;
   const location = e.output?.payload?.validation?.source ?? 'request';
   const details: (FieldProblem & { location: string })[] = (e.details ?? []).map((d) => ({

@@ -101,15 +101,24 @@ export class OutboundHttpClient {
     const refused = literal ? this.policy.refusal(literal) : null;
     if (literal && refused) throw new DestinationRefusedError(url.hostname, literal, refused);
     const timeoutMs = req.timeoutMs ?? this.#o.defaultTimeoutMs;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
+    // One controller and one cleared timer per request: AbortSignal.timeout() would leave a
+    // timer behind every request that fires (and allocates an error) long after it ended.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const onAbort = () => controller.abort();
+    if (req.signal?.aborted) controller.abort();
+    else req.signal?.addEventListener('abort', onAbort, { once: true });
     const limit = req.maxResponseBytes ?? this.#o.maxResponseBytes;
     try {
       const res = await request(url, {
         method: req.method ?? 'POST',
         headers: { 'user-agent': this.#o.userAgent, ...req.headers },
         body: req.body,
-        signal,
+        signal: controller.signal,
         dispatcher: this.#agent,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
@@ -133,7 +142,11 @@ export class OutboundHttpClient {
         durationMs: Math.round(performance.now() - started),
       };
     } catch (err) {
-      throw classifyOutboundError(err, timeout.aborted);
+      const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+      throw classifyOutboundError(err, timedOut, { host: url.hostname, port, timeoutMs, connectTimeoutMs: this.#o.connectTimeoutMs });
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
     }
   }
 

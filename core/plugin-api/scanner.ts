@@ -130,6 +130,13 @@ export interface CheckContext {
    * services: the check then works from the target alone.
    */
   readonly services?: readonly DiscoveredService[];
+  /**
+   * How far the check is (since API 1.4): `done` of `total` units of the check's own
+   * choosing (ports, pages, hosts). The engine turns it into the scan's progress while
+   * the check runs, instead of crediting the check only when it finishes. Call it as
+   * often as convenient: it is cheap, and values outside 0..total are clamped.
+   */
+  progress(done: number, total: number): void;
 }
 
 /** One unit of network work, in the sslyze sense: it either completes or is recorded as an error. */
@@ -151,6 +158,13 @@ export interface ScannerCheck {
    * network scan found).
    */
   serviceAssetTypes?: AssetType[];
+  /**
+   * The check sends attack payloads (injections, form submissions) that may change the
+   * target (since API 1.4). The engine plans it only when the scan sets `options.active:
+   * true`, which it allows only for verified assets (or loopback ones under the loopback
+   * trial); a check need not, but may, check the option again.
+   */
+  active?: boolean;
   /** Results this check hands on (API 1.1): checks consuming them run after it finishes. */
   produces?: CheckOutput[];
   /**

@@ -1,13 +1,14 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import semver from 'semver';
+import satisfies from 'semver/functions/satisfies.js';
 import type { Config } from '../../config/load-config.ts';
 import { PLUGIN_API_VERSION, type RampartPlugin } from '../plugin-api/index.ts';
 import { pluginSchema } from './manifest-schema.ts';
 import { validateOptions } from './options-validator.ts';
 import { PluginRegistry, type LoadedPlugin } from './plugin-registry.ts';
 import { resolvePluginModule } from './resolve-module.ts';
+import { ensureTypeScriptImports, RUNNING_COMPILED } from '../runtime/typescript-support.ts';
 
 /** Start-up stops with this; the message names the plugin and what is wrong. */
 export class PluginLoadError extends Error {}
@@ -16,6 +17,8 @@ export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..
 
 /** Folders whose sub-folders are built-in plugins (each with an index.ts). */
 const BUILTIN_DIRS = ['scanners', 'executors', 'forwarders'];
+/** The built-ins' entry: the compiled start (dist/) loads the compiled ones. */
+const BUILTIN_ENTRY = RUNNING_COMPILED ? 'index.js' : 'index.ts';
 
 function builtinModules(root: string): Array<{ name: string; file: string }> {
   const found: Array<{ name: string; file: string }> = [];
@@ -23,7 +26,7 @@ function builtinModules(root: string): Array<{ name: string; file: string }> {
     const abs = join(root, dir);
     if (!existsSync(abs)) continue;
     for (const entry of readdirSync(abs, { withFileTypes: true })) {
-      const file = join(abs, entry.name, 'index.ts');
+      const file = join(abs, entry.name, BUILTIN_ENTRY);
       if (entry.isDirectory() && existsSync(file)) found.push({ name: entry.name, file });
     }
   }
@@ -42,6 +45,7 @@ function pluginFrom(mod: Record<string, unknown>): unknown {
 async function loadOne(moduleUrl: string, label: string, source: LoadedPlugin['source'], granted: string[] | 'declared', options: Record<string, unknown>): Promise<LoadedPlugin> {
   let mod: Record<string, unknown>;
   try {
+    ensureTypeScriptImports(moduleUrl);
     mod = (await import(moduleUrl)) as Record<string, unknown>;
   } catch (err) {
     throw new PluginLoadError(`Cannot load ${label}: ${(err as Error).message}`);
@@ -49,7 +53,7 @@ async function loadOne(moduleUrl: string, label: string, source: LoadedPlugin['s
   const { value, error } = pluginSchema.validate(pluginFrom(mod), { abortEarly: true });
   if (error) throw new PluginLoadError(`Invalid ${label}: ${error.details[0]!.message.replace(/"/g, '')}`);
   const plugin = value as RampartPlugin;
-  if (!semver.satisfies(PLUGIN_API_VERSION, plugin.apiVersion)) {
+  if (!satisfies(PLUGIN_API_VERSION, plugin.apiVersion)) {
     throw new PluginLoadError(`${label} (${plugin.name}) needs plugin API ${plugin.apiVersion}; this Rampart provides ${PLUGIN_API_VERSION}.`);
   }
   if (plugin.kind === 'scanner') {

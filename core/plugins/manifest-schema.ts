@@ -1,5 +1,7 @@
 import Joi from 'joi';
-import semver from 'semver';
+// Only the two functions used: semver's index loads all of its ~45 modules.
+import validVersion from 'semver/functions/valid.js';
+import validRange from 'semver/ranges/valid.js';
 import { CAPABILITIES } from '../plugin-api/index.ts';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
@@ -20,11 +22,11 @@ const optionField = Joi.object({
 const base = {
   name: Joi.string().pattern(/^[a-z0-9][a-z0-9_-]{0,63}$/).required(),
   version: Joi.string()
-    .custom((v, h) => (semver.valid(v) ? v : h.error('any.invalid')))
+    .custom((v, h) => (validVersion(v) ? v : h.error('any.invalid')))
     .required()
     .messages({ 'any.invalid': '{#label} must be a semver version' }),
   apiVersion: Joi.string()
-    .custom((v, h) => (semver.validRange(v) ? v : h.error('any.invalid')))
+    .custom((v, h) => (validRange(v) ? v : h.error('any.invalid')))
     .required()
     .messages({ 'any.invalid': '{#label} must be a semver range' }),
   description: Joi.string().allow('').required(),
@@ -42,6 +44,7 @@ const check = Joi.object({
   serviceAssetTypes: Joi.array().items(Joi.string().valid(...ASSET_TYPES)),
   produces: Joi.array().items(Joi.string().valid('services')).unique(),
   consumes: Joi.array().items(Joi.string().valid('services')).unique(),
+  active: Joi.boolean(),
   run: Joi.function().required(),
 }).unknown(true);
 

@@ -16,6 +16,8 @@ export interface RateLimitStore {
   readonly kind: 'memory' | 'redis';
   /** Takes `cost` tokens from every bucket, or from none when one lacks them. Cost 0 peeks. */
   take(policies: BucketPolicy[], cost: number): Promise<TakeOutcome>;
+  /** `take` decided without waiting, for stores that hold the buckets in this process (memory). */
+  takeNow?(policies: BucketPolicy[], cost: number): TakeOutcome;
   /** Adds `member` to the slot set `key` unless it already holds `max` members. */
   acquireSlot(key: string, member: string, max: number): Promise<SlotOutcome>;
   releaseSlot(key: string, member: string): Promise<void>;

@@ -70,9 +70,26 @@ export class RateLimiter {
     return outcome;
   }
 
+  /**
+   * `charge` without a promise when the store decides in this process (the memory store):
+   * the outcome, or the 429 thrown; undefined when the store must be asked asynchronously
+   * (Redis), and then nothing was taken.
+   */
+  chargeNow(payer: Payer, limit?: EndpointLimitSpec, account?: string): TakeOutcome | undefined {
+    if (!this.store.takeNow) return undefined;
+    const outcome = this.store.takeNow(this.policies.buckets(payer, limit, account), 1);
+    if (!outcome.allowed) throw new BucketsExhaustedError(outcome.views);
+    return outcome;
+  }
+
   /** The same buckets without taking anything: headers for responses that cost nothing. */
   peek(payer: Payer, limit?: EndpointLimitSpec, account?: string): Promise<TakeOutcome> {
     return this.store.take(this.policies.buckets(payer, limit, account), 0);
+  }
+
+  /** `peek` without a promise when the store decides in this process; undefined otherwise. */
+  peekNow(payer: Payer, limit?: EndpointLimitSpec, account?: string): TakeOutcome | undefined {
+    return this.store.takeNow?.(this.policies.buckets(payer, limit, account), 0);
   }
 
   /**

@@ -3,6 +3,7 @@ import { Piscina } from 'piscina';
 import type { FindingReport } from '../plugin-api/index.ts';
 import type { CheckAttempt } from '../author-kit/run-check.ts';
 import type { CheckTask } from './check-worker.ts';
+import { serveTypeScriptToThreads } from '../runtime/typescript-support.ts';
 
 export type CheckJob = Omit<CheckTask, 'port'>;
 
@@ -10,6 +11,8 @@ export interface CheckRunOptions {
   /** Cancels the check: the worker is asked first, the thread is terminated after `graceMs`. */
   signal?: AbortSignal;
   onFinding?: (finding: FindingReport) => void;
+  /** The check's own progress (0..1), as it reports it with `ctx.progress`. */
+  onProgress?: (fraction: number) => void;
   graceMs?: number;
 }
 
@@ -25,7 +28,11 @@ export class CheckPool {
   readonly #pool: Piscina;
 
   constructor(options: { maxThreads: number }) {
-    this.#pool = new Piscina({ filename: WORKER, maxThreads: options.maxThreads, minThreads: 0, idleTimeout: 30_000, concurrentTasksPerWorker: 1 });
+    // Threads transpile TypeScript (the sources, a TypeScript plugin) through the main thread,
+    // and start without the process's flags: an inherited `--import tsx` would start an
+    // esbuild child per thread that nobody reaps once the thread is retired.
+    serveTypeScriptToThreads();
+    this.#pool = new Piscina({ filename: WORKER, maxThreads: options.maxThreads, minThreads: 0, idleTimeout: 30_000, concurrentTasksPerWorker: 1, execArgv: [] });
   }
 
   get threads(): number {
@@ -35,11 +42,11 @@ export class CheckPool {
   async run(job: CheckJob, opts: CheckRunOptions = {}): Promise<CheckAttempt> {
     const { port1, port2 } = new MessageChannel();
     const streamed: FindingReport[] = [];
-    port1.on('message', (m: { type?: string; finding?: FindingReport }) => {
+    port1.on('message', (m: { type?: string; finding?: FindingReport; fraction?: number }) => {
       if (m?.type === 'finding' && m.finding) {
         streamed.push(m.finding);
         opts.onFinding?.(m.finding);
-      }
+      } else if (m?.type === 'progress' && typeof m.fraction === 'number') opts.onProgress?.(m.fraction);
     });
     const hard = new AbortController();
     let timer: NodeJS.Timeout | null = null;

@@ -50,6 +50,7 @@ export default async function runCheckTask(task: CheckTask): Promise<CheckAttemp
       deny: task.scope.deny,
       services: task.services,
       onFinding: (finding) => task.port.postMessage({ type: 'finding', finding }),
+      onProgress: (fraction) => task.port.postMessage({ type: 'progress', fraction }),
     });
   } catch (err) {
     return { checkId: task.checkId, status: 'error', findings: [], logs: [], error: (err as Error)?.message ?? String(err), durationMs: 0 };

@@ -4,6 +4,9 @@ import type { DiscoveredService } from '../plugin-api/index.ts';
 
 export type CheckStatus = 'pending' | 'completed' | 'error' | 'timeout' | 'cancelled';
 
+/** Outcomes that count as a failed check: it ran and did not finish its work. */
+export const FAILED_CHECK_STATUSES: readonly CheckStatus[] = ['error', 'timeout'];
+
 export interface ScanCheckRow {
   scan_id: string;
   check_id: string;
@@ -17,6 +20,13 @@ export interface ScanCheckRow {
   completed_at: number | null;
   /** JSON list of services the check found (see 010-scan-services). */
   services?: string | null;
+  /** JSON list of the WARN/ERROR lines the check wrote (see 017-scan-check-outcomes). */
+  warnings?: string | null;
+}
+
+/** The warnings a finished check row recorded. */
+export function warningsOf(row: Pick<ScanCheckRow, 'warnings'>): string[] {
+  return fromJson<string[]>(row.warnings ?? null, []);
 }
 
 /** The services a finished check row recorded. */
@@ -35,7 +45,7 @@ export const scanCheckRepository = {
     return (await db('scan_checks').where({ scan_id: scanId }).orderBy('seq')) as ScanCheckRow[];
   },
 
-  async record(db: Queryable, scanId: string, checkId: string, r: { status: CheckStatus; error: string | null; durationMs: number; findingCount: number; services?: DiscoveredService[]; now: number }): Promise<void> {
+  async record(db: Queryable, scanId: string, checkId: string, r: { status: CheckStatus; error: string | null; durationMs: number; findingCount: number; services?: DiscoveredService[]; warnings?: string[]; now: number }): Promise<void> {
     await db('scan_checks')
       .where({ scan_id: scanId, check_id: checkId })
       .update({
@@ -44,12 +54,19 @@ export const scanCheckRepository = {
         duration_ms: Math.round(r.durationMs),
         finding_count: r.findingCount,
         services: r.services?.length ? toJson(r.services) : null,
+        warnings: r.warnings?.length ? toJson(r.warnings) : null,
         completed_at: r.now,
       });
   },
 
   async finishedCount(db: Queryable, scanId: string): Promise<number> {
     const row = (await db('scan_checks').where({ scan_id: scanId }).whereNot({ status: 'pending' }).count({ n: '*' }).first()) as { n: number | string } | undefined;
+    return Number(row?.n ?? 0);
+  },
+
+  /** Checks of the scan that ran and failed (error or timeout). */
+  async failedCount(db: Queryable, scanId: string): Promise<number> {
+    const row = (await db('scan_checks').where({ scan_id: scanId }).whereIn('status', FAILED_CHECK_STATUSES).count({ n: '*' }).first()) as { n: number | string } | undefined;
     return Number(row?.n ?? 0);
   },
 

@@ -10,6 +10,7 @@ export interface DedupHit {
   id: string;
   status: string;
   dedup_key: string;
+  severity_rank: number;
 }
 
 /**
@@ -20,7 +21,7 @@ export interface DedupHit {
 export const scanFindingRepository = {
   async byDedupKeys(db: Queryable, assetId: string, keys: string[]): Promise<Map<string, DedupHit>> {
     if (!keys.length) return new Map();
-    const rows = (await db('findings').where({ asset_id: assetId }).whereIn('dedup_key', keys).select('id', 'status', 'dedup_key')) as DedupHit[];
+    const rows = (await db('findings').where({ asset_id: assetId }).whereIn('dedup_key', keys).select('id', 'status', 'dedup_key', 'severity_rank')) as DedupHit[];
     return new Map(rows.map((r) => [r.dedup_key, r]));
   },
 
@@ -28,7 +29,11 @@ export const scanFindingRepository = {
     await db('findings').where({ id }).update({ dedup_key: dedupKey, check_id: checkId, last_seen: now });
   },
 
-  /** A finding seen again: last_seen moves; evidence is refreshed to what was seen now. */
+  /**
+   * A finding seen again: last_seen moves; evidence is refreshed to what was seen now;
+   * `reopen` moves a resolved one back to open (the caller accounts for it with
+   * findingCounters.moved, after the asset's risk update).
+   */
   async seenAgain(db: Queryable, id: string, changes: { evidence: string; now: number; reopen: boolean }): Promise<void> {
     const update: Record<string, unknown> = { last_seen: changes.now, evidence: changes.evidence };
     if (changes.reopen) Object.assign(update, { status: 'open', updated_at: changes.now, updated_by: null });

@@ -8,6 +8,7 @@ import type { NewFinding } from '../findings/finding-repository.ts';
 import { scanFindingRepository } from './scan-finding-repository.ts';
 import { toJson } from '../db/json.ts';
 import { refreshAssetRisk } from '../findings/asset-risk.ts';
+import { findingCounters, type StatusMove } from '../findings/finding-counters.ts';
 import { parseCvss31 } from '../findings/cvss.ts';
 import type { FindingService } from '../findings/finding-service.ts';
 
@@ -59,6 +60,7 @@ export async function recordScanFindings(uow: UnitOfWork, findings: FindingServi
   const fresh: Array<NewFinding & { key: string }> = [];
   const seenIds: string[] = [];
   let reopened = false;
+  const moves: StatusMove[] = [];
   for (const [key, { report, cvss }] of byKey) {
     const hit = existing.get(key);
     if (!hit) {
@@ -91,6 +93,7 @@ export async function recordScanFindings(uow: UnitOfWork, findings: FindingServi
     if (reopen) {
       reopened = true;
       result.reopened += 1;
+      moves.push({ tenantId: by.tenantId, findingId: hit.id, severityRank: Number(hit.severity_rank), from: 'resolved', to: 'open', now: by.now });
       const actor = `scan:${by.scanId}`.slice(0, 40);
       await findingHistoryRepository.addChanges(uow.trx, [{ tenantId: by.tenantId, findingId: hit.id, oldStatus: 'resolved', newStatus: 'open', changedBy: actor, noteId: null, now: by.now }]);
       await uow.emit({
@@ -107,6 +110,7 @@ export async function recordScanFindings(uow: UnitOfWork, findings: FindingServi
     result.created = fresh.length;
   }
   if (reopened) await refreshAssetRisk(uow.trx, [by.assetId], by.now);
+  await findingCounters.moved(uow.trx, moves);
   await scanFindingRepository.link(uow.trx, by.scanId, [...fresh.map((f) => f.id), ...seenIds]);
   if (seenIds.length) await changeClock.markChanged(uow.trx, by.tenantId, 'findings', by.now);
   if (reopened) await changeClock.markChanged(uow.trx, by.tenantId, 'assets', by.now);

@@ -21,9 +21,10 @@ export interface PlannedCheck {
  * types include the asset's, then `quick` keeps critical/high checks and `custom` the
  * checks of the given categories. Order: plugin name, then the plugin's own order.
  * Checks that serve the asset type only through discovered services
- * (`serviceAssetTypes`) are planned only next to a check producing services.
+ * (`serviceAssetTypes`) are planned only next to a check producing services. Active
+ * checks (attack payloads) are planned only when the scan asked for them (`active`).
  */
-export function planChecks(registry: PluginRegistry, scanType: ScanType, assetType: AssetType, categories: readonly string[] = []): PlannedCheck[] {
+export function planChecks(registry: PluginRegistry, scanType: ScanType, assetType: AssetType, categories: readonly string[] = [], opts: { active?: boolean } = {}): PlannedCheck[] {
   const served = SCAN_TYPE_SERVED_BY[scanType];
   const planned: PlannedCheck[] = [];
   const throughServices: PlannedCheck[] = [];
@@ -35,6 +36,7 @@ export function planChecks(registry: PluginRegistry, scanType: ScanType, assetTy
       const direct = assetTypes.includes(assetType);
       const viaServices = !direct && check.consumes?.includes('services') === true && (check.serviceAssetTypes ?? []).includes(assetType);
       if (!direct && !viaServices) continue;
+      if (check.active === true && opts.active !== true) continue;
       if (scanType === 'quick' && !QUICK_SEVERITIES.includes(check.maxSeverity)) continue;
       if (scanType === 'custom' && !categories.includes(check.category)) continue;
       (viaServices ? throughServices : planned).push({ checkId: check.id, plugin: scanner.name, moduleUrl: entry.moduleUrl, category: check.category, pluginOptions: entry.options, produces: check.produces?.includes('services') === true });

@@ -28,6 +28,8 @@ export interface ScanRow {
   estimated_seconds: number | null;
   checks_total: number;
   checks_done: number;
+  /** Checks that ran and failed (error or timeout); see 017-scan-check-outcomes. */
+  checks_failed?: number;
   finding_count: number;
   finding_summary: string;
   error: string | null;
@@ -42,6 +44,7 @@ export interface ScanRow {
   updated_at: number;
   /** Joined from assets in reads that need it. */
   asset_name?: string;
+  asset_type?: string;
 }
 
 const TERMINAL: ScanStatus[] = ['completed', 'failed', 'cancelled'];
@@ -63,7 +66,7 @@ export const scanRepository = {
   },
 
   withAsset(q: Knex.QueryBuilder): Knex.QueryBuilder {
-    return q.join('assets', 'assets.id', 'scans.asset_id').select('scans.*', 'assets.name as asset_name');
+    return q.join('assets', 'assets.id', 'scans.asset_id').select('scans.*', 'assets.name as asset_name', 'assets.type as asset_type');
   },
 
   async findById(db: Queryable, tenantId: string, id: string): Promise<ScanRow | null> {

@@ -20,6 +20,8 @@ import { recordScanFindings } from './scan-findings.ts';
 import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import { CheckOrder, checkDefinition } from './check-order.ts';
 import { errorMessage } from '../work/coerce-error.ts';
+import { warningsFrom } from './check-outcomes.ts';
+import { checkOptions } from './url-scope.ts';
 
 export type StopReason = 'cancelled' | 'timeout' | 'lost' | 'shutdown';
 
@@ -31,6 +33,8 @@ export interface ScanRunnerDeps {
   pool: CheckPool;
   findings: FindingService;
   logger: Logger;
+  /** Told each check's id and duration in seconds once its outcome is committed (the metrics). */
+  onCheck?: (checkId: string, seconds: number) => void;
 }
 
 /** One claimed scan being run by this process. */
@@ -96,7 +100,7 @@ async function execute(deps: ScanRunnerDeps, row: ScanRow, token: string, signal
   }, config.worker.heartbeatMs);
   const deadlineTimer = setTimeout(() => stop('timeout'), Math.max(0, deadline - Date.now()));
   try {
-    await runChecks(deps, row, token, checks, averages, { target, scope, options, deadline, signal });
+    await runChecks(deps, row, token, checks, averages, { target, scope, options, deadline, signal, reason: reasonOf });
   } catch (err) {
     // Unrecoverable (the database kept failing): the scan fails with the reason, never stays running.
     logger.error({ scan_id: row.id, err: errorMessage(err) }, 'scan failed on an internal error');
@@ -130,12 +134,24 @@ interface RunContext {
   options: Record<string, unknown>;
   deadline: number;
   signal: AbortSignal;
+  reason: () => StopReason | null;
 }
 
 async function runChecks(deps: ScanRunnerDeps, row: ScanRow, token: string, checks: ScanCheckRow[], averages: Map<string, number>, run: RunContext): Promise<void> {
   const state = checks.map((c) => ({ ...c }));
   const order = new CheckOrder(state, (c) => checkDefinition(deps.plugins, c));
   let recorded: Promise<unknown> = Promise.resolve();
+  // Running checks that report their own progress (ctx.progress) move the scan's too.
+  const partial = new Map<string, number>();
+  let progressWritten = 0;
+  const onProgress = (checkId: string, fraction: number) => {
+    partial.set(checkId, fraction);
+    if (Date.now() - progressWritten < Math.max(PARTIAL_PROGRESS_MIN_MS, deps.config.progressIntervalMs)) return;
+    progressWritten = Date.now();
+    recorded = recorded.then(() => recordProgress(deps, row, token, state, averages, partial)).catch((err: unknown) => {
+      deps.logger.warn({ scan_id: row.id, err: errorMessage(err) }, 'scan progress not recorded');
+    });
+  };
   const worker = async () => {
     for (let next = await order.next(run.signal); next && !run.signal.aborted; next = await order.next(run.signal)) {
       const check = next;
@@ -146,16 +162,23 @@ async function runChecks(deps: ScanRunnerDeps, row: ScanRow, token: string, chec
       try {
         const attempt: CheckAttempt = planned
           ? await deps.pool.run(
-              { moduleUrl: planned.moduleUrl, checkId: check.check_id, target: run.target, options: { ...planned.options, ...run.options }, scope: run.scope, timeoutMs, ...(services ? { services } : {}) },
-              { signal: run.signal },
+              { moduleUrl: planned.moduleUrl, checkId: check.check_id, target: run.target, options: checkOptions(row.scan_type, run.target, { ...planned.options, ...run.options }), scope: run.scope, timeoutMs, ...(services ? { services } : {}) },
+              { signal: run.signal, onProgress: (fraction) => onProgress(check.check_id, fraction) },
             )
           : { checkId: check.check_id, status: 'error', findings: [], logs: [], error: `scanner plugin "${check.plugin}" is not loaded in this worker`, durationMs: 0 };
         found = attempt.services ?? [];
+        // A check stopped because this worker is handing the scan over (shutdown) or lost it
+        // did not do its work: its findings are kept, but it stays pending so the next claim
+        // runs it again rather than counting it as done.
+        const why = run.reason();
+        const rerun = attempt.status === 'cancelled' && (why === 'shutdown' || why === 'lost');
         const mine = state.find((c) => c.check_id === check.check_id)!;
-        mine.status = attempt.status;
-        mine.duration_ms = attempt.durationMs;
+        if (!rerun) {
+          mine.status = attempt.status;
+          mine.duration_ms = attempt.durationMs;
+        }
         // One scan's attempts are recorded one at a time (they touch the same rows).
-        const record = recorded.then(() => retryOnDeadlock(() => recordAttempt(deps, row, token, attempt, state, averages)));
+        const record = recorded.then(() => retryOnDeadlock(() => recordAttempt(deps, row, token, attempt, state, averages, rerun, partial)));
         recorded = record.catch(() => undefined);
         await record;
       } finally {
@@ -166,8 +189,28 @@ async function runChecks(deps: ScanRunnerDeps, row: ScanRow, token: string, chec
   await Promise.all(Array.from({ length: Math.min(deps.config.pool.checkConcurrency, order.pendingCount) }, worker));
 }
 
-/** One transaction per finished check: its row, its findings (deduplicated), the scan's progress, maybe scan.progress. */
-async function recordAttempt(deps: ScanRunnerDeps, row: ScanRow, token: string, attempt: CheckAttempt, state: ScanCheckRow[], averages: Map<string, number>): Promise<void> {
+/** Intermediate progress is written at most this often, even when scan.progress events are not throttled. */
+const PARTIAL_PROGRESS_MIN_MS = 250;
+
+/** A running check's own progress: the scan's progress, phase, eta and scan.progress, when the event interval allows. */
+async function recordProgress(deps: ScanRunnerDeps, row: ScanRow, token: string, state: ScanCheckRow[], averages: Map<string, number>, partial: ReadonlyMap<string, number>): Promise<void> {
+  const now = Date.now();
+  await deps.outbox.transaction(async (uow) => {
+    const { trx } = uow;
+    if (now - (await scanRepository.progressEmittedAt(trx, row.id)) < deps.config.progressIntervalMs) return;
+    const view = progressOf(state, averages, deps.config.pool.checkConcurrency, partial);
+    if (!(await scanRepository.updateRunning(trx, row.id, token, { progress: view.progress, current_phase: view.currentPhase, eta_seconds: view.etaSeconds, progress_emitted_at: now }))) return;
+    await uow.emit({ tenantId: row.tenant_id, kind: 'scan.progress', assetId: row.asset_id, data: { scan_id: row.id, progress: view.progress, phase: view.currentPhase } });
+    await changeClock.markChanged(trx, row.tenant_id, 'scans', now);
+  });
+}
+
+/**
+ * One transaction per finished check: its row (outcome, error, duration, warnings), its
+ * findings (deduplicated), the scan's done and failed counts and progress, maybe
+ * scan.progress. With `rerun` only the findings are kept and the row stays pending.
+ */
+async function recordAttempt(deps: ScanRunnerDeps, row: ScanRow, token: string, attempt: CheckAttempt, state: ScanCheckRow[], averages: Map<string, number>, rerun = false, partial?: ReadonlyMap<string, number>): Promise<void> {
   const now = Date.now();
   const asset = { id: row.asset_id, name: row.asset_name ?? '' };
   await deps.outbox.transaction(async (uow) => {
@@ -176,11 +219,16 @@ async function recordAttempt(deps: ScanRunnerDeps, row: ScanRow, token: string, 
     const recorded = await recordScanFindings(uow, deps.findings, { tenantId: row.tenant_id, assetId: asset.id, assetName: asset.name, scanId: row.id, checkId: attempt.checkId, now }, attempt.findings);
     if (recorded.rejected.length) deps.logger.warn({ scan_id: row.id, check: attempt.checkId, rejected: recorded.rejected }, 'check reported findings with invalid CVSS vectors');
     const error = attempt.error ?? (recorded.rejected.length ? `invalid findings dropped: ${recorded.rejected.join('; ')}` : null);
-    await scanCheckRepository.record(trx, row.id, attempt.checkId, { status: attempt.status, error, durationMs: attempt.durationMs, findingCount: attempt.findings.length, services: attempt.services, now });
-    if (attempt.status === 'completed') await scanCheckRepository.measure(trx, attempt.checkId, attempt.durationMs, now);
+    if (!rerun) {
+      const warnings = warningsFrom(attempt.logs);
+      await scanCheckRepository.record(trx, row.id, attempt.checkId, { status: attempt.status, error, durationMs: attempt.durationMs, findingCount: attempt.findings.length, services: attempt.services, warnings, now });
+      if (attempt.status === 'completed') await scanCheckRepository.measure(trx, attempt.checkId, attempt.durationMs, now);
+      if (attempt.status !== 'completed' && attempt.status !== 'cancelled') deps.logger.warn({ scan_id: row.id, check: attempt.checkId, status: attempt.status, err: error, duration_ms: attempt.durationMs }, 'scan check failed');
+    }
     const { summary, total } = await scanFindingRepository.summary(trx, row.id);
-    await scanRepository.update(trx, row.id, { finding_summary: toJson(summary), finding_count: total, checks_done: await scanCheckRepository.finishedCount(trx, row.id), updated_at: now });
-    const view = progressOf(state, averages, deps.config.pool.checkConcurrency);
+    const counts = { checks_done: await scanCheckRepository.finishedCount(trx, row.id), checks_failed: await scanCheckRepository.failedCount(trx, row.id) };
+    await scanRepository.update(trx, row.id, { finding_summary: toJson(summary), finding_count: total, ...counts, updated_at: now });
+    const view = progressOf(state, averages, deps.config.pool.checkConcurrency, partial);
     const emitNow = now - (await scanRepository.progressEmittedAt(trx, row.id)) >= deps.config.progressIntervalMs;
     const changes: Record<string, unknown> = { progress: view.progress, current_phase: view.currentPhase, eta_seconds: view.etaSeconds };
     if (emitNow) changes.progress_emitted_at = now;
@@ -189,4 +237,5 @@ async function recordAttempt(deps: ScanRunnerDeps, row: ScanRow, token: string, 
     }
     await changeClock.markChanged(trx, row.tenant_id, 'scans', now);
   });
+  if (!rerun && attempt.status !== 'cancelled') deps.onCheck?.(attempt.checkId, attempt.durationMs / 1000);
 }

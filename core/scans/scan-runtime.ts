@@ -38,7 +38,7 @@ export interface ScanRuntime {
   background: ScanBackground;
 }
 
-export function createScanRuntime(deps: { config: Config; db: Db; outbox: Outbox; plugins: PluginRegistry; logger: Logger; findings: FindingService; outbound: OutboundHttpClient; secretBox: SecretBox }): ScanRuntime {
+export function createScanRuntime(deps: { config: Config; db: Db; outbox: Outbox; plugins: PluginRegistry; logger: Logger; findings: FindingService; outbound: OutboundHttpClient; secretBox: SecretBox; onCheck?: (checkId: string, seconds: number) => void }): ScanRuntime {
   const { config, db, outbox, plugins, logger, findings, outbound, secretBox } = deps;
   const bg: ScanBackground = {
     worker: null,
@@ -48,7 +48,7 @@ export function createScanRuntime(deps: { config: Config; db: Db; outbox: Outbox
     async start(roles) {
       if (roles.includes('worker') && !bg.worker) {
         bg.pool = new CheckPool({ maxThreads: config.scans.pool.maxThreads });
-        bg.worker = new ScanWorker({ db, outbox, plugins, config: config.scans, pool: bg.pool, findings, logger });
+        bg.worker = new ScanWorker({ db, outbox, plugins, config: config.scans, pool: bg.pool, findings, logger, onCheck: deps.onCheck });
         bg.callbacks = new ScanCallbackWorker({ db, client: outbound, box: secretBox, logger, config: config.scans.callbacks, signatureHeader: config.webhooks.signatureHeader });
         bg.worker.start();
         bg.callbacks.start();

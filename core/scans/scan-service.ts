@@ -3,7 +3,7 @@ import type { ScanConfig } from '../../config/scan-config.ts';
 import type { Db } from '../db/create-db.ts';
 import { isUniqueViolation } from '../db/db-errors.ts';
 import { retryOnDeadlock } from '../db/retry-deadlock.ts';
-import { toJson } from '../db/json.ts';
+import { fromJson, toJson } from '../db/json.ts';
 import { ConflictError, InputError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { EventPayloads } from '../domain/event-payloads.ts';
@@ -27,6 +27,9 @@ import { denyList, staticDenial, targetOf } from './scan-scope.ts';
 import { SCAN_TYPE_SERVED_BY } from './scan-types.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { toScanView, toStatusView, type ScanStatusView, type ScanView } from './scan-views.ts';
+import { activeScanRefusal } from './active-scan-rule.ts';
+import { toCheckOutcome } from './check-outcomes.ts';
+import { scopeProblem, scopeView, withScopeOption, type ScanScopeView } from './url-scope.ts';
 
 export interface ScanInput {
   asset_id: string;
@@ -82,13 +85,21 @@ export class ScanService {
     throw new ValidationError(`Invalid scan options: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}`, details);
   }
 
-  /** The checks a scan of this type would run on this asset; 400 when none can serve it. */
-  plan(scanType: ScanType, asset: { type: AssetType }, options: Record<string, unknown>): PlannedCheck[] {
+  /**
+   * The checks a scan of this type would run on this asset; 400 when none can serve it,
+   * when active checks are asked for an asset that may not get them, or when `ports`
+   * contradicts the origin-only scope of a composed scan of a URL.
+   */
+  plan(scanType: ScanType, asset: { type: AssetType; name?: string; verified?: boolean | number }, options: Record<string, unknown>): PlannedCheck[] {
+    const refusal = asset.name === undefined ? null : activeScanRefusal(this.#d.config, { ...asset, name: asset.name }, options);
+    if (refusal) throw new InputError(refusal, 'active_scan_not_allowed');
+    const outOfScope = scopeProblem(scanType, asset, options);
+    if (outOfScope) throw new ValidationError(`Invalid scan options: options.ports: ${outOfScope}`, [{ field: 'options.ports', message: outOfScope }]);
     const categories = Array.isArray(options.categories) ? (options.categories as string[]) : [];
     if (scanType === 'custom' && !categories.length) {
       throw new InputError(`A custom scan needs options.categories (available: ${knownCategories(this.#d.plugins).join(', ') || 'none'}).`, 'categories_required');
     }
-    const planned = planChecks(this.#d.plugins, scanType, asset.type, categories);
+    const planned = planChecks(this.#d.plugins, scanType, asset.type, categories, { active: options.active === true });
     if (!planned.length) {
       const served = SCAN_TYPE_SERVED_BY[scanType];
       throw new InputError(
@@ -109,7 +120,7 @@ export class ScanService {
     }
     const denial = staticDenial(targetOf(asset), denyList(config));
     if (denial) throw new InputError(`Scanning this asset is not allowed: ${denial}`, 'target_denied', { asset_id: asset.id });
-    const options = input.options ?? {};
+    const options = withScopeOption(input.scan_type, asset, input.options ?? {});
     this.checkOptions(options);
     const planned = this.plan(input.scan_type, asset, options);
     if (input.callback_url) {
@@ -131,7 +142,7 @@ export class ScanService {
       priority: input.priority ?? 'normal', priority_rank: PRIORITY_RANK[input.priority ?? 'normal'], options: toJson(options),
       callback_url: input.callback_url ?? null, callback_secret_sealed: callbackSecret ? this.#d.secretBox.seal(callbackSecret, callbackSecretContext(id)) : null,
       schedule_id: extra.scheduleId ?? null, progress: 0, current_phase: 'queued', eta_seconds: estimatedSecondsAll, estimated_seconds: estimatedSecondsAll,
-      checks_total: planned.length, checks_done: 0, finding_count: 0, finding_summary: toJson({ critical: 0, high: 0, medium: 0, low: 0, info: 0 }),
+      checks_total: planned.length, checks_done: 0, checks_failed: 0, finding_count: 0, finding_summary: toJson({ critical: 0, high: 0, medium: 0, low: 0, info: 0 }),
       error: null, claims: 0, locked_by: null, locked_until: 0, deadline_at: null, progress_emitted_at: 0, created_at: now, started_at: null, completed_at: null, updated_at: now,
     };
     try {
@@ -157,8 +168,11 @@ export class ScanService {
     return row;
   }
 
+  /** The scan with every planned check's outcome (status, error, duration, warnings). */
   async get(tenantId: string, id: string): Promise<ScanView> {
-    return toScanView(await this.#row(tenantId, id));
+    const row = await this.#row(tenantId, id);
+    const checks = await scanCheckRepository.forScan(this.#d.db, row.id);
+    return { ...toScanView(row), check_results: checks.map(toCheckOutcome) };
   }
 
   async status(tenantId: string, id: string): Promise<ScanStatusView> {
@@ -199,9 +213,11 @@ export class ScanService {
     return this.get(tenantId, id);
   }
 
-  async results(tenantId: string, id: string, severity: Severity[] | undefined, page: PageRequest): Promise<Page<FindingListItem>> {
-    await this.#row(tenantId, id);
+  /** The scan's findings, and what the scan covered (`scope`, for composed scans of a URL). */
+  async results(tenantId: string, id: string, severity: Severity[] | undefined, page: PageRequest): Promise<Page<FindingListItem> & { scope: ScanScopeView | null }> {
+    const row = await this.#row(tenantId, id);
     const result = await scanFindingRepository.results(this.#d.db, tenantId, id, severity, page);
-    return { total: result.total, rows: result.rows.map(toFindingListItem) };
+    const scope = row.asset_type ? scopeView(row.scan_type, { type: row.asset_type as AssetType, name: row.asset_name ?? '' }, fromJson<Record<string, unknown>>(row.options, {})) : null;
+    return { total: result.total, rows: result.rows.map(toFindingListItem), scope };
   }
 }

@@ -2,6 +2,9 @@ import { fromJson } from '../db/json.ts';
 import type { ScanRow } from './scan-repository.ts';
 import { toIso, toIsoRequired } from '../time.ts';
 import type { FindingSummary } from '../domain/severity.ts';
+import type { AssetType } from '../domain/asset-type.ts';
+import { scopeView, type ScanScopeView } from './url-scope.ts';
+import type { CheckOutcome } from './check-outcomes.ts';
 
 /** The scan as GET /api/scan/{id} and GET /api/scans show it. */
 export interface ScanView {
@@ -19,7 +22,12 @@ export interface ScanView {
   callback_url: string | null;
   schedule_id: string | null;
   error: string | null;
-  checks: { total: number; done: number };
+  /** `failed`: checks that ran and failed (error or timeout); the scan may still be `completed`. */
+  checks: { total: number; done: number; failed: number };
+  /** What a composed scan of a URL asset covers (origin only, or the whole host); null otherwise. */
+  scope: ScanScopeView | null;
+  /** Every planned check with its outcome (scan detail only, not lists). */
+  check_results?: CheckOutcome[];
   estimated_duration_minutes: number | null;
   started_at: string | null;
   completed_at: string | null;
@@ -55,7 +63,8 @@ export function toScanView(row: ScanRow): ScanView {
     callback_url: row.callback_url,
     schedule_id: row.schedule_id,
     error: row.error,
-    checks: { total: Number(row.checks_total), done: Number(row.checks_done) },
+    checks: { total: Number(row.checks_total), done: Number(row.checks_done), failed: Number(row.checks_failed ?? 0) },
+    scope: row.asset_type ? scopeView(row.scan_type, { type: row.asset_type as AssetType, name: row.asset_name ?? '' }, fromJson<Record<string, unknown>>(row.options, {})) : null,
     estimated_duration_minutes: row.estimated_seconds === null ? null : Math.max(1, Math.ceil(Number(row.estimated_seconds) / 60)),
     started_at: toIso(row.started_at),
     completed_at: toIso(row.completed_at),

@@ -1,7 +1,6 @@
 import type { Config } from '../../config/config-schema.ts';
 import type { Db } from '../db/create-db.ts';
 import type { EventBus } from '../events/event-bus.ts';
-import { EventConsumer } from '../events/event-consumer.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { PlatformEvent } from '../plugin-api/index.ts';
@@ -9,12 +8,13 @@ import type { PluginRegistry } from '../plugins/plugin-registry.ts';
 import { siemConsumerName, siemRepository, type SiemRecord } from './siem-repository.ts';
 import type { SiemService } from './siem-service.ts';
 import { rendererFor } from './siem-render.ts';
-import { SyslogTransport } from './syslog-transport.ts';
+import { SyslogTransport, type PreparedBatch } from './syslog-transport.ts';
+import { SiemPipeline } from './siem-pipeline.ts';
 import { errorMessage } from '../work/coerce-error.ts';
 
 interface Running {
   record: SiemRecord;
-  consumer: EventConsumer;
+  pipeline: SiemPipeline<PreparedBatch>;
   transport: SyslogTransport;
 }
 
@@ -29,9 +29,10 @@ export interface SiemForwardingDeps {
 }
 
 /**
- * Runs one forwarder per active integration: a durable outbox consumer (`siem:<id>`)
- * whose batches are rendered by the format's forwarder plugin and written to the
- * integration's syslog connection. A failed write leaves the cursor in place, so while
+ * Runs one forwarder per active integration: a durable outbox consumer (`siem:<id>`,
+ * siem-pipeline.ts) whose batches are rendered by the format's forwarder plugin and
+ * written to the integration's syslog connection, the next batch rendered while the
+ * previous one is written. A failed write leaves the cursor in place, so while
  * a collector is down events wait in the events table and go out in order once it is
  * back. The set of integrations is re-read on every change made through this process
  * and every `siem.refreshIntervalMs` (changes made by other processes).
@@ -102,37 +103,53 @@ export class SiemForwarding {
       return;
     }
     let failing = record.lastError !== null;
-    const consumer = new EventConsumer({
+    // `last_sent_at` is status, not a guarantee (the cursor is): written at most once a second while batches flow, always on recovery and when a round catches up.
+    let statusAt = 0;
+    let unwritten = false;
+    const writeStatus = async () => {
+      unwritten = false;
+      statusAt = Date.now();
+      await siemRepository.recordOutcome(db, record.id, { lastSentAt: statusAt });
+    };
+    const pipeline = new SiemPipeline<PreparedBatch>({
       name: siemConsumerName(record.id),
       db,
       bus,
       logger,
+      filter: { tenantId: record.tenantId, kinds: record.events },
+      batchSize: config.siem.batchSize,
       pollIntervalMs: config.events.pollIntervalMs,
       gapGraceMs: config.events.gapGraceMs,
       leaseMs: config.events.consumerLeaseMs,
-      batchSize: config.siem.batchSize,
-      filter: { tenantId: record.tenantId, kinds: record.events },
-      startAt: 'end',
-      handle: async (events) => {
-        try {
-          await transport.send(events.map(render));
-        } catch (err) {
-          const message = errorMessage(err);
-          if (!failing) {
-            logger.warn({ integration: record.id, err: message }, 'SIEM collector unreachable; events wait until it is back');
-            await this.#alert(record, message);
-          }
-          failing = true;
-          await siemRepository.recordOutcome(db, record.id, { lastError: message, lastErrorAt: Date.now() });
-          throw err;
+      warm: () => transport.warm(),
+      prepare: (events) => transport.prepare(events.map(render)),
+      send: (batch) => transport.sendPrepared(batch),
+      sent: async () => {
+        unwritten = true;
+        if (failing) {
+          failing = false;
+          unwritten = false;
+          statusAt = Date.now();
+          await siemRepository.recordOutcome(db, record.id, { lastSentAt: statusAt, lastError: null, lastErrorAt: null });
+        } else if (Date.now() - statusAt >= 1000) {
+          await writeStatus();
         }
-        const outcome = failing ? { lastSentAt: Date.now(), lastError: null, lastErrorAt: null } : { lastSentAt: Date.now() };
-        failing = false;
-        await siemRepository.recordOutcome(db, record.id, outcome);
+      },
+      idle: async () => {
+        if (unwritten) await writeStatus();
+      },
+      failed: async (err) => {
+        const message = errorMessage(err);
+        if (!failing) {
+          logger.warn({ integration: record.id, err: message }, 'SIEM collector unreachable; events wait until it is back');
+          await this.#alert(record, message);
+        }
+        failing = true;
+        await siemRepository.recordOutcome(db, record.id, { lastError: message, lastErrorAt: Date.now() });
       },
     });
-    this.#running.set(record.id, { record, consumer, transport });
-    await consumer.start();
+    this.#running.set(record.id, { record, pipeline, transport });
+    await pipeline.start();
   }
 
   /** One `system.alert` per outage (on the transition to failing), for the stream and webhooks. */
@@ -156,6 +173,6 @@ export class SiemForwarding {
     this.#running.delete(id);
     // Closing the transport first cuts short a reconnect backoff the consumer may be waiting in.
     await run.transport.close();
-    await run.consumer.stop();
+    await run.pipeline.stop();
   }
 }

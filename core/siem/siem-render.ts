@@ -5,7 +5,7 @@ import type { PluginRegistry } from '../plugins/plugin-registry.ts';
 import type { SiemRecord } from './siem-repository.ts';
 import { VERSION } from '../version.ts';
 import { eventFields, syslogSeverity } from './event-fields.ts';
-import { formatSyslog, truncateUtf8 } from './syslog-message.ts';
+import { syslogFormatter, truncateUtf8 } from './syslog-message.ts';
 
 let sourceIp: string | null | undefined;
 
@@ -41,17 +41,14 @@ export function forwarderRenderer(forwarder: ForwarderPlugin, pluginOptions: Rea
   }
   const format = forwarder.formatMessage.bind(forwarder);
   const base = { options: Object.freeze({ ...pluginOptions }), productVersion: o.productVersion, hostname: o.hostname, sourceIp: o.sourceIp };
+  const envelope = syslogFormatter({ facility: o.facility, hostname: o.hostname, appName: o.appName, procId: null });
   return (event) => {
     const fields = eventFields(event);
     const ctx: ForwarderContext = { ...base, fields };
     const m = format(event, ctx);
-    return formatSyslog({
-      facility: o.facility,
+    return envelope({
       severity: syslogSeverity(event, fields),
       timestamp: event.timestamp,
-      hostname: o.hostname,
-      appName: o.appName,
-      procId: null,
       msgId: m.msgId ?? event.kind,
       sd: m.structuredData ?? [],
       msg: m.msg,

@@ -46,9 +46,13 @@ export function escapeSdValue(value: string): string {
   return value.replace(/["\\\]]/g, (c) => `\\${c}`);
 }
 
+const CANONICAL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 /** RFC 5424 TIMESTAMP: at most 6 fraction digits, upper-case T and Z. */
 function timestampField(iso: string | null): string {
   if (!iso) return '-';
+  // Event timestamps are already toISOString() output; only other forms need re-formatting.
+  if (CANONICAL_TIME.test(iso)) return iso;
   const ms = Date.parse(iso);
   return Number.isNaN(ms) ? '-' : new Date(ms).toISOString();
 }
@@ -66,18 +70,25 @@ function structuredData(elements: SdElement[]): string {
   return out;
 }
 
+/** The fields that stay the same for every message of one integration. */
+export type SyslogOrigin = Pick<SyslogMessage, 'facility' | 'hostname' | 'appName' | 'procId'>;
+
+/**
+ * A formatter for one origin: HOSTNAME, APP-NAME and PROCID are sanitised once here
+ * rather than for every message (a forwarder renders thousands per second).
+ */
+export function syslogFormatter(origin: SyslogOrigin): (m: Omit<SyslogMessage, keyof SyslogOrigin>) => string {
+  const facility = Math.min(23, Math.max(0, origin.facility)) * 8;
+  const fixed = `${headerField(origin.hostname, 255)} ${headerField(origin.appName, 48)} ${headerField(origin.procId, 128)}`;
+  return (m) => {
+    const pri = facility + Math.min(7, Math.max(0, m.severity));
+    const msg = m.msg === '' ? '' : ` ${m.bom ? BOM : ''}${m.msg}`;
+    return `<${pri}>1 ${timestampField(m.timestamp)} ${fixed} ${headerField(m.msgId, 32)} ${structuredData(m.sd)}${msg}`;
+  };
+}
+
 export function formatSyslog(m: SyslogMessage): string {
-  const pri = Math.min(23, Math.max(0, m.facility)) * 8 + Math.min(7, Math.max(0, m.severity));
-  const header = [
-    `<${pri}>1`,
-    timestampField(m.timestamp),
-    headerField(m.hostname, 255),
-    headerField(m.appName, 48),
-    headerField(m.procId, 128),
-    headerField(m.msgId, 32),
-  ].join(' ');
-  const msg = m.msg === '' ? '' : ` ${m.bom ? BOM : ''}${m.msg}`;
-  return `${header} ${structuredData(m.sd)}${msg}`;
+  return syslogFormatter(m)(m);
 }
 
 /**
@@ -85,7 +96,8 @@ export function formatSyslog(m: SyslogMessage): string {
  * dangling escape backslash (which would escape whatever the receiver reads next).
  */
 export function truncateUtf8(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
+  // A UTF-16 code unit is at most 3 bytes of UTF-8: short messages need no byte count.
+  if (text.length * 3 <= maxBytes || Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
   let cut = Buffer.from(text, 'utf8').subarray(0, maxBytes).toString('utf8');
   if (cut.endsWith('\uFFFD')) cut = cut.slice(0, -1);
   const trailing = /\\+$/.exec(cut)?.[0].length ?? 0;

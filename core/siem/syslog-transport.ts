@@ -28,6 +28,26 @@ export function octetFrame(message: string): Buffer {
   return Buffer.concat([Buffer.from(`${body.length} `, 'ascii'), body]);
 }
 
+/** A whole batch octet-framed into one buffer (one allocation, one write). */
+export function octetFrames(messages: string[]): Buffer {
+  const lengths = messages.map((m) => Buffer.byteLength(m, 'utf8'));
+  let size = 0;
+  for (const n of lengths) size += String(n).length + 1 + n;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (let i = 0; i < messages.length; i++) {
+    at += out.write(`${lengths[i]} `, at, 'latin1');
+    at += out.write(messages[i]!, at, 'utf8');
+  }
+  return out;
+}
+
+/** A batch ready to write: the messages, and for TCP and TLS the framed bytes (made while the previous batch is written). */
+export interface PreparedBatch {
+  messages: string[];
+  framed: Buffer | null;
+}
+
 /**
  * One connection to a syslog collector, reopened on demand with exponential backoff.
  * `send` writes a whole batch and resolves once the socket accepted all of it; it
@@ -39,6 +59,10 @@ export class SyslogTransport {
   readonly #target: SyslogTarget;
   readonly #t: TransportTimings;
   #socket: net.Socket | null = null;
+  /** The connection attempt in flight, if any. */
+  #opening: Promise<net.Socket> | null = null;
+  /** `#opening` was started by warm() and no send has taken it yet; or how that attempt failed. */
+  #warmed: { error: Error | null } | null = null;
   #udp: dgram.Socket | null = null;
   #failures = 0;
   #retryAt = 0;
@@ -54,14 +78,39 @@ export class SyslogTransport {
     return this.#udp !== null || (this.#socket !== null && !this.#socket.destroyed);
   }
 
+  /** Frames a batch for this transport's protocol (UDP sends each message as it is). */
+  prepare(messages: string[]): PreparedBatch {
+    return { messages, framed: this.#target.protocol === 'udp' ? null : octetFrames(messages) };
+  }
+
+  /**
+   * Starts connecting now, so the handshake runs while the caller renders a batch; the
+   * next send uses (and, if it failed, reports) this connection attempt. Does nothing
+   * while connected, connecting, backing off after a failure, or for UDP.
+   */
+  warm(): void {
+    if (this.#closed || this.#target.protocol === 'udp' || this.#opening || this.#warmed || this.#retryAt > Date.now()) return;
+    if (this.#socket && !this.#socket.destroyed && this.#socket.writable) return;
+    const warmed: { error: Error | null } = { error: null };
+    this.#warmed = warmed;
+    this.#opening = this.#open();
+    this.#opening.catch((err: Error) => {
+      warmed.error = err;
+    });
+  }
+
   async send(messages: string[]): Promise<void> {
-    if (!messages.length) return;
+    return this.sendPrepared(this.prepare(messages));
+  }
+
+  async sendPrepared(batch: PreparedBatch): Promise<void> {
+    if (!batch.messages.length) return;
     try {
       const literal = ipLiteral(this.#target.host);
       const refused = literal ? this.#target.policy.refusal(literal) : null;
       if (refused) throw new Error(`destination ${literal} refused (${refused} address; see outbound.allowPrivateCidrs)`);
-      if (this.#target.protocol === 'udp') await this.#sendUdp(messages);
-      else await this.#write(await this.#stream(), Buffer.concat(messages.map(octetFrame)));
+      if (this.#target.protocol === 'udp') await this.#sendUdp(batch.messages);
+      else await this.#write(await this.#stream(), batch.framed ?? octetFrames(batch.messages));
       this.#failures = 0;
     } catch (err) {
       this.#failures += 1;
@@ -112,6 +161,22 @@ export class SyslogTransport {
 
   async #stream(): Promise<net.Socket> {
     if (this.#socket && !this.#socket.destroyed && this.#socket.writable) return this.#socket;
+    // A connection warm() started is this send's connection: its failure is this send's failure.
+    const warmed = this.#warmed;
+    this.#warmed = null;
+    if (warmed?.error) throw warmed.error;
+    return this.#opening ?? this.#open();
+  }
+
+  #open(): Promise<net.Socket> {
+    const opening = this.#connect().finally(() => {
+      if (this.#opening === opening) this.#opening = null;
+    });
+    this.#opening = opening;
+    return opening;
+  }
+
+  async #connect(): Promise<net.Socket> {
     await this.#backoff();
     if (this.#closed) throw new Error('transport closed');
     const { host, port, protocol } = this.#target;
@@ -165,6 +230,7 @@ export class SyslogTransport {
     socket.on('error', () => socket.destroy());
     socket.on('end', () => socket.destroy());
     this.#socket = socket;
+    this.#warmed = null;
     return socket;
   }
 

@@ -5,6 +5,7 @@ import { PollLoop } from '../work/poll-loop.ts';
 import { errorMessage } from '../work/coerce-error.ts';
 import type { EventBus } from '../events/event-bus.ts';
 import { eventRepository } from '../events/event-repository.ts';
+import { GapClock } from '../events/gap-clock.ts';
 
 /** One live-stream listener: what it wants, and where matching events go. */
 export interface StreamSubscriber {
@@ -37,6 +38,7 @@ export class StreamHub {
   readonly #o: StreamHubOptions;
   readonly #subscribers = new Set<StreamSubscriber>();
   #position = 0;
+  readonly #gaps = new GapClock();
   #started: Promise<void> | null = null;
   readonly #loop: PollLoop;
   #unsubscribe: (() => void) | null = null;
@@ -113,7 +115,7 @@ export class StreamHub {
   async #drain(): Promise<void> {
     const { db, batchSize = 500, gapGraceMs } = this.#o;
     for (;;) {
-      const { events, lastSeenId } = await eventRepository.readAfter(db, this.#position, batchSize, gapGraceMs);
+      const { events, lastSeenId } = await eventRepository.readAfter(db, this.#position, batchSize, gapGraceMs, {}, Date.now(), this.#gaps);
       if (lastSeenId === this.#position) return;
       this.#position = lastSeenId;
       for (const event of events) this.#fanOut(event);

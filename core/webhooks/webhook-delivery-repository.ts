@@ -93,7 +93,12 @@ export const webhookDeliveryRepository = {
   async claimDue(db: Queryable, token: string, now: number, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
     const ids = await deliveryQueue.claim(db, { token, now, leaseMs, limit });
     if (!ids.length) return [];
-    return (await db('webhook_deliveries').where({ locked_by: token }).where('locked_until', '>', now)) as DeliveryRow[];
+    // Read back by primary key (a lookup by token alone would scan the table), still only rows this claim holds.
+    const rows: DeliveryRow[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      rows.push(...((await db('webhook_deliveries').whereIn('id', ids.slice(i, i + 500)).where({ locked_by: token }).where('locked_until', '>', now)) as DeliveryRow[]));
+    }
+    return rows.sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at));
   },
 
   async leasedTo(db: Queryable, token: string): Promise<DeliveryRow[]> {
@@ -110,12 +115,16 @@ export const webhookDeliveryRepository = {
     return deliveryQueue.release(db, id, token);
   },
 
-  async insertAttempt(db: Queryable, a: NewAttempt): Promise<void> {
-    await db('webhook_attempts').insert({
-      tenant_id: a.tenantId, delivery_id: a.deliveryId, attempt_number: a.attemptNumber, outcome: a.outcome,
-      response_code: a.responseCode, duration_ms: a.durationMs, error_code: a.errorCode, error_message: a.errorMessage,
-      response_body: a.responseBody, attempted_at: a.attemptedAt,
-    });
+  /**
+   * Gives back many rows of one claim that were never sent (shutdown, a lease too short
+   * to start them): the same guarded write as `release`, one statement per 500 rows.
+   */
+  async releaseMany(db: Queryable, ids: string[], token: string): Promise<number> {
+    let n = 0;
+    for (let i = 0; i < ids.length; i += 500) {
+      n += await db('webhook_deliveries').whereIn('id', ids.slice(i, i + 500)).where({ locked_by: token }).update({ locked_by: null, locked_until: 0 });
+    }
+    return n;
   },
 
   /** Earliest due time among sendable deliveries of active webhooks (for the worker's sleep). */

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/create-db.ts';
+import { dialectOf, type Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
 import type { TransformOptions, Transform } from './webhook-payload.ts';
@@ -143,15 +143,22 @@ export const webhookRepository = {
     return db('webhooks').where({ tenant_id: tenantId, id }).delete();
   },
 
-  /** Starts the failure clock if it is not running; returns when the current run of failures began. */
-  async markFailing(db: Queryable, id: string, now: number): Promise<number | null> {
-    await db('webhooks').where({ id }).whereNull('failing_since').update({ failing_since: now });
-    const row = (await db('webhooks').where({ id }).first('failing_since')) as { failing_since: number | string | null } | undefined;
-    return row ? num(row.failing_since) : null;
+  /** A batch's successes: one statement stops the failure clock of every webhook that had one running. */
+  async clearFailingMany(db: Queryable, ids: string[]): Promise<void> {
+    if (ids.length) await db('webhooks').whereIn('id', ids).whereNotNull('failing_since').update({ failing_since: null });
   },
 
-  async clearFailing(db: Queryable, id: string): Promise<void> {
-    await db('webhooks').where({ id }).whereNotNull('failing_since').update({ failing_since: null });
+  /** The failure clocks of these webhooks, locked until the transaction ends (MariaDB; SQLite's transaction holds the write lock). */
+  async failureClocks(db: Queryable, ids: string[]): Promise<Map<string, number | null>> {
+    if (!ids.length) return new Map();
+    const q = db('webhooks').whereIn('id', ids).select('id', 'failing_since');
+    if (dialectOf(db) === 'mysql') q.forUpdate();
+    const rows = (await q) as Array<{ id: string; failing_since: number | string | null }>;
+    return new Map(rows.map((r) => [r.id, num(r.failing_since)]));
+  },
+
+  async setFailingSince(db: Queryable, id: string, since: number | null): Promise<void> {
+    await db('webhooks').where({ id }).update({ failing_since: since });
   },
 
   /** Disables an active webhook; 1 when this call did it (so only one process raises the alert). */

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.ts';
 import type { OutboundHttpClient } from '../outbound/http-client.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import type { BackgroundService } from '../work/background-registry.ts';
+import type { AttemptObserver } from './webhook-attempt-recorder.ts';
 import { WebhookDeliveryService } from './webhook-delivery-service.ts';
 import { WebhookDeliveryWorker } from './webhook-delivery-worker.ts';
 import { WebhookDispatcher } from './webhook-dispatcher.ts';
@@ -24,9 +25,9 @@ export interface WebhookRuntime {
   background: WebhookBackground;
 }
 
-export function createWebhookRuntime(deps: { config: Config; db: Db; bus: EventBus; outbox: Outbox; logger: Logger; outbound: OutboundHttpClient; secretBox: SecretBox; now?: () => number }): WebhookRuntime {
+export function createWebhookRuntime(deps: { config: Config; db: Db; bus: EventBus; outbox: Outbox; logger: Logger; outbound: OutboundHttpClient; secretBox: SecretBox; now?: () => number; onAttempt?: AttemptObserver }): WebhookRuntime {
   const { config, db, bus, outbox, logger, outbound, secretBox } = deps;
-  const worker = new WebhookDeliveryWorker({ db, outbox, client: outbound, box: secretBox, config: config.webhooks, logger, now: deps.now });
+  const worker = new WebhookDeliveryWorker({ db, outbox, client: outbound, box: secretBox, config: config.webhooks, logger, now: deps.now, onAttempt: deps.onAttempt });
   const dispatcher = new WebhookDispatcher({ db, bus, logger, config, onDeliveries: () => worker.wake() });
   let started = false;
   return {

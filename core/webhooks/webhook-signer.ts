@@ -34,6 +34,18 @@ export function standardWebhooksSignature(secret: string, messageId: string, tim
   return `v1,${mac.digest('base64')}`;
 }
 
+/** The two HMAC keys of one secret, derived once per webhook rather than once per attempt. */
+export interface SigningKey {
+  /** The secret's UTF-8 bytes: the spec's hex header. */
+  hex: Buffer;
+  /** Standard Webhooks: the decoded `whsec_` part, else the UTF-8 bytes. */
+  standard: Buffer;
+}
+
+export function signingKey(secret: string): SigningKey {
+  return { hex: Buffer.from(secret, 'utf8'), standard: standardWebhooksKey(secret) };
+}
+
 export interface SigningInput {
   /** Current secret first, then a still-valid previous one; empty for an unsigned webhook. */
   secrets: string[];
@@ -46,16 +58,23 @@ export interface SigningInput {
 
 /** The identification and signature headers of one attempt. */
 export function signatureHeaders(input: SigningInput): Record<string, string> {
+  return signedHeaders({ ...input, keys: input.secrets.map(signingKey) });
+}
+
+/** The same headers from keys derived beforehand (current first, then a still-valid previous one). */
+export function signedHeaders(input: Omit<SigningInput, 'secrets'> & { keys: SigningKey[] }): Record<string, string> {
   const headers: Record<string, string> = {
     'webhook-id': input.messageId,
     'webhook-timestamp': String(input.timestampSeconds),
   };
-  const [current, previous] = input.secrets;
+  const [current, previous] = input.keys;
   if (current === undefined) return headers;
-  headers[input.headerName] = hexBodySignature(current, input.body);
-  if (previous !== undefined) headers[`${input.headerName}-Previous`] = hexBodySignature(previous, input.body);
-  headers['webhook-signature'] = input.secrets
-    .map((s) => standardWebhooksSignature(s, input.messageId, input.timestampSeconds, input.body))
+  const hex = (key: SigningKey) => `sha256=${createHmac('sha256', key.hex).update(input.body).digest('hex')}`;
+  headers[input.headerName] = hex(current);
+  if (previous !== undefined) headers[`${input.headerName}-Previous`] = hex(previous);
+  const prefix = `${input.messageId}.${input.timestampSeconds}.`;
+  headers['webhook-signature'] = input.keys
+    .map((key) => `v1,${createHmac('sha256', key.standard).update(prefix).update(input.body).digest('base64')}`)
     .join(' ');
   return headers;
 }

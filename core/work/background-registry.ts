@@ -1,4 +1,5 @@
 import type { Role } from './roles.ts';
+import { LoopMonitor, startWatched } from './loop-monitor.ts';
 
 /** A long-running part of the process (a poll loop, a consumer, a scheduler) and the roles that run it. */
 export interface BackgroundService {
@@ -17,6 +18,8 @@ export interface BackgroundService {
 export class BackgroundRegistry {
   readonly #services: BackgroundService[] = [];
   readonly #started = new Set<string>();
+  /** The poll loops the started services run, by service: what readiness checks. */
+  readonly loops = new LoopMonitor();
 
   register(service: BackgroundService): this {
     if (this.#services.some((s) => s.name === service.name)) throw new Error(`background service "${service.name}" is registered twice`);
@@ -42,7 +45,7 @@ export class BackgroundRegistry {
     const started: string[] = [];
     for (const service of this.forRoles(roles)) {
       if (this.#started.has(service.name)) continue;
-      await service.start();
+      await startWatched(this.loops, service.name, () => service.start());
       this.#started.add(service.name);
       started.push(service.name);
     }

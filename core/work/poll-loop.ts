@@ -1,4 +1,5 @@
 import { toError } from './coerce-error.ts';
+import { watchLoop, type LoopHealth } from './loop-monitor.ts';
 
 export interface PollLoopOptions {
   /**
@@ -9,6 +10,8 @@ export interface PollLoopOptions {
   intervalMs: number;
   /** A round that throws is logged here and retried after the interval: a worker never dies of one bad round. */
   onError(err: Error): void;
+  /** The clock its health is judged on (epoch ms); tests inject one. Default Date.now. */
+  clock?: () => number;
 }
 
 /**
@@ -24,6 +27,10 @@ export class PollLoop {
   #loop: Promise<void> | null = null;
   #wake: (() => void) | null = null;
   #woken = false;
+  #roundStartedAt: number | null = null;
+  #lastTickAt: number | null = null;
+  #nextRoundAt: number | null = null;
+  #unwatch: (() => void) | null = null;
 
   constructor(options: PollLoopOptions) {
     this.#o = options;
@@ -36,14 +43,30 @@ export class PollLoop {
   start(): void {
     if (this.#running) return;
     this.#running = true;
+    this.#unwatch = watchLoop(this);
     this.#loop = this.#run();
   }
 
   /** Stops after the current round; resolves when it has ended. */
   async stop(): Promise<void> {
     this.#running = false;
+    this.#unwatch?.();
+    this.#unwatch = null;
     this.wake();
     await this.#loop;
+  }
+
+  /** For readiness (core/work/loop-monitor.ts): is a round stuck, or the next one late? */
+  health(): LoopHealth {
+    const now = (this.#o.clock ?? Date.now)();
+    const lagMs = this.#roundStartedAt !== null ? now - this.#roundStartedAt : this.#nextRoundAt !== null ? now - this.#nextRoundAt : 0;
+    return { running: this.#running, roundStartedAt: this.#roundStartedAt, lastTickAt: this.#lastTickAt, lagMs: Math.max(0, lagMs) };
+  }
+
+  #tick(inRound: boolean): void {
+    const now = (this.#o.clock ?? Date.now)();
+    this.#lastTickAt = now;
+    this.#roundStartedAt = inRound ? now : null;
   }
 
   wake(): void {
@@ -55,12 +78,15 @@ export class PollLoop {
     while (this.#running) {
       this.#woken = false;
       let sleep: number = this.#o.intervalMs;
+      this.#tick(true);
       try {
         const asked = await this.#o.round();
         if (typeof asked === 'number') sleep = Math.max(0, asked);
       } catch (err) {
         this.#o.onError(toError(err));
       }
+      this.#tick(false);
+      this.#nextRoundAt = this.#lastTickAt! + (this.#woken ? 0 : sleep);
       if (!this.#running) break;
       if (sleep === 0 || this.#woken) continue;
       await new Promise<void>((resolve) => {

@@ -3,11 +3,15 @@
  * failures into run results. A transport per run: notifications are rare, and a pooled
  * connection would outlive the run's abort signal.
  */
-import nodemailer from 'nodemailer';
+import type Nodemailer from 'nodemailer';
+import { createRequire } from 'node:module';
 import type { ExecutorContext, ExecutorResult } from '../../core/plugin-api/index.ts';
 import { failed } from '../_lib/http-result.ts';
 import type { EmailMessage } from './email-message.ts';
 import { transportOptions, type SmtpSettings } from './smtp-settings.ts';
+
+// nodemailer is loaded by the first email, not by every process that loads the executors.
+const requireLazily = createRequire(import.meta.url);
 
 export interface SentEmail {
   messageId: string;
@@ -18,6 +22,7 @@ export interface SentEmail {
 const addressText = (a: unknown): string => (typeof a === 'string' ? a : String((a as { address?: unknown } | null)?.address ?? ''));
 
 export async function sendEmail(settings: SmtpSettings, message: EmailMessage, ctx: Pick<ExecutorContext, 'signal' | 'timeoutMs'>): Promise<SentEmail> {
+  const nodemailer = requireLazily('nodemailer') as typeof Nodemailer;
   const transport = nodemailer.createTransport(transportOptions(settings, ctx.timeoutMs));
   let onAbort: () => void = () => {};
   const aborted = new Promise<never>((_, reject) => {

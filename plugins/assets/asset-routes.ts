@@ -2,10 +2,10 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
-import { collectionLastModified } from '../../core/http/conditional-get.ts';
+import { collectionLastModified, loadedRecord, recordLastModified } from '../../core/http/conditional-get.ts';
 import { dataOf, listMeta, listOf } from '../../core/http/pagination.ts';
 import type { AssetFilters } from '../../core/assets/asset-views.ts';
-import type { AssetChanges } from '../../core/assets/asset-service.ts';
+import type { AssetChanges, AssetDetail } from '../../core/assets/asset-service.ts';
 import type { AssetInput } from '../../core/assets/asset-input.ts';
 import {
   assetDetailSchema, assetIdParams, assetListItemSchema, assetListQuery, createAssetPayload, createdAssetSchema, updateAssetPayload,
@@ -68,11 +68,12 @@ export function assetRoutes(ctx: AppContext): ServerRoute[] {
         tags,
         description: 'Get an asset (detail view)',
         notes: 'finding_summary and risk_score count unresolved findings (status open or confirmed). risk_score = round(100 × (1 − e^(−S/10))) with S = Σ weight(severity) × CVSS/10 over those findings; weights critical 10, high 5, medium 2, low 0.5, info 0.',
-        plugins: { rampart: { lastModified: (request) => service.updatedAt(callerOf(request).tenantId, String(request.params.id)) } },
+        // The record read for Last-Modified is the body: one read per request.
+        plugins: { rampart: { lastModified: recordLastModified((request) => service.find(callerOf(request).tenantId, String(request.params.id))) } },
         validate: { params: assetIdParams, query: Joi.object({}) },
         response: { status: { 200: dataOf(assetDetailSchema, 'AssetResponse') } },
       },
-      handler: async (request) => ({ data: await service.get(callerOf(request).tenantId, String(request.params.id)) }),
+      handler: async (request) => ({ data: loadedRecord<AssetDetail>(request) ?? (await service.get(callerOf(request).tenantId, String(request.params.id))) }),
     },
     {
       method: 'PUT',

@@ -3,6 +3,7 @@ import { recordId } from '../../core/http/common-schemas.ts';
 import { pageQuery } from '../../core/http/pagination.ts';
 import { FINDING_STATUSES } from '../../core/domain/finding-status.ts';
 import { SEVERITIES } from '../../core/domain/severity.ts';
+import { parseSearch } from '../../core/findings/finding-search.ts';
 
 const iso = Joi.string().isoDate();
 const severity = Joi.string().valid(...SEVERITIES);
@@ -32,7 +33,14 @@ export const findingFilterKeys = {
   scan_id: Joi.string().max(40),
   cvss_min: Joi.number().min(0).max(10).description('Lowest CVSS score, inclusive.'),
   cvss_max: Joi.number().min(0).max(10).description('Highest CVSS score, inclusive.'),
-  search: Joi.string().trim().min(1).max(200).description('Case-insensitive substring of the title or description.'),
+  search: Joi.string().trim().min(1).max(200).custom((value: string, helpers) => {
+    try {
+      parseSearch(value);
+    } catch (err) {
+      return helpers.message({ custom: `{#label}: ${(err as Error).message}` });
+    }
+    return value;
+  }).description('Words in the title or description, all required, case-insensitive: `word`, `word*` (prefix), `"a phrase"`; every word 3 to 84 letters, digits or _ (docs/api.md, "Finding search").'),
 };
 
 export const findingSortKeys = {
@@ -92,7 +100,13 @@ export const findingListItemSchema = Joi.object({
 }).label('FindingListItem');
 
 export const findingRecordSchema = findingListItemSchema
-  .keys({ cvss_vector: Joi.string().required(), evidence: evidenceSchema.required(), tags: Joi.array().items(Joi.string()).required() })
+  .keys({
+    // Empty for an imported finding whose tool gave no CVSS vector (docs/importers.md).
+    cvss_vector: Joi.string().allow('').required(),
+    // Scanner and imported findings carry details beyond the spec's keys (pages, request, technique, file…): core/domain/evidence.ts.
+    evidence: evidenceSchema.unknown(true).label('FindingEvidence').description('The spec\'s keys, plus what the check or importer that found it recorded (e.g. `pages`, `request`, `technique`, `file`).').required(),
+    tags: Joi.array().items(Joi.string()).required(),
+  })
   .label('FindingRecord');
 
 export const findingDetailSchema = findingRecordSchema
@@ -127,6 +141,15 @@ export const statsSchema = Joi.object({
   by_severity: bySeverity.required(),
   by_status: byStatus.required(),
   trend: Joi.object({
-    last_30_days: Joi.object({ new: Joi.number().integer().min(0).required(), resolved: Joi.number().integer().min(0).required(), net_change: Joi.number().integer().required() }).required(),
+    last_30_days: Joi.object({
+      new: Joi.number().integer().min(0).required(),
+      resolved: Joi.number().integer().min(0).required(),
+      net_change: Joi.number().integer().required(),
+      daily: Joi.array()
+        .items(Joi.object({ date: Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/).required(), new: Joi.number().integer().min(0).required(), resolved: Joi.number().integer().min(0).required() }).label('FindingTrendDay'))
+        .length(30)
+        .required()
+        .description('The 30 UTC calendar days ending today (today so far included), oldest first: findings created, and distinct findings resolved, that day. Calendar days, so their sums can differ slightly from the rolling 30-day totals.'),
+    }).required(),
   }).required(),
 }).label('FindingStats');

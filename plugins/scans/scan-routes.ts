@@ -11,7 +11,7 @@ import type { Severity } from '../../core/domain/severity.ts';
 import { toIsoRequired } from '../../core/time.ts';
 import { findingListItemSchema } from '../findings/finding-schemas.ts';
 import {
-  createdScanFlatSchema, createdScanSchema, createScanPayload, formatQuery, resultsQuery, scanIdParams, scanListQuery, scanSchema, scanStatusSchema,
+  createdScanFlatSchema, createdScanSchema, createScanPayload, formatQuery, resultsQuery, scanIdParams, scanListQuery, scanSchema, scanScopeSchema, scanStatusSchema,
 } from './scan-schemas.ts';
 
 const read = { access: { scope: ['scan:read'] } };
@@ -37,7 +37,7 @@ export function scanRoutes(ctx: AppContext): ServerRoute[] {
         notes:
           `${VARIANTS} Wrapped: \`{data: {scan_id, asset_id, scan_type, status, priority, created_at, estimated_duration_minutes}}\`; flat: \`{scan_id, status, created_at, estimated_duration}\` (seconds, null until the planned checks were ever measured). ` +
           'Both scan-type lists are accepted; the scanner registry decides which checks serve the type for the asset\'s type, and a type no loaded scanner can serve for it is 400 scan_type_not_supported. `custom` needs options.categories. Options a loaded scanner refuses (e.g. options.ports outside 1-65535) are 400 validation_failed with details naming the option, and nothing is queued. ' +
-          'Errors: 404 unknown asset; 409 scan_in_progress with the `scan_id` of the queued or running scan of the asset; 400 asset_not_verified when the asset\'s ownership is not verified (config scans.requireVerifiedAsset); 400 target_denied when the asset is on the scan deny list (scans.denyNetworks / scans.denySelf). ' +
+          'Errors: 404 unknown asset; 409 scan_in_progress with the `scan_id` of the queued or running scan of the asset; 400 asset_not_verified when the asset\'s ownership is not verified (config scans.requireVerifiedAsset); 400 active_scan_not_allowed for options.active on an unverified asset (outside the loopback trial); 400 validation_failed for options.ports naming other ports in an origin-only composed scan of a URL asset; 400 target_denied when the asset is on the scan deny list (scans.denyNetworks / scans.denySelf). ' +
           'With callback_url the final summary is POSTed there, signed like webhooks (X-SVC-Signature and Standard Webhooks headers) with callback_secret (generated and returned once when omitted), retried on the webhook schedule. Emits scan.created. Rate limit: 10 requests per minute.',
         plugins: { rampart: { rateLimit: endpointLimit('scan-create', 10) } },
         validate: { payload: createScanPayload, query: formatQuery },
@@ -80,7 +80,7 @@ export function scanRoutes(ctx: AppContext): ServerRoute[] {
         auth: read,
         tags,
         description: 'Get scan details',
-        notes: 'The spec names this endpoint "scan details" without a path; it is GET /api/scan/{id}. Besides the spec\'s fields it carries current_phase, finding_count, options, callback_url, schedule_id, error (for failed scans) and checks {total, done}. finding_summary counts the findings this scan saw (new or seen again), by severity.',
+        notes: 'The spec names this endpoint "scan details" without a path; it is GET /api/scan/{id}. Besides the spec\'s fields it carries current_phase, finding_count, options, callback_url, schedule_id, error (for failed scans), checks {total, done, failed}, scope (composed scans of a URL asset: origin or host) and check_results: every planned check with its status (pending, completed, error, timeout, cancelled), error, duration_ms, finding_count and warnings. A `completed` scan with checks.failed > 0 is partial: those checks\' errors say why. finding_summary counts the findings this scan saw (new or seen again), by severity.',
         plugins: { rampart: { lastModified: scanUpdatedAt } },
         validate: { params: scanIdParams, query: Joi.object({}) },
         response: { status: { 200: dataOf(scanSchema, 'ScanResponse') } },
@@ -124,14 +124,14 @@ export function scanRoutes(ctx: AppContext): ServerRoute[] {
         auth: read,
         tags,
         description: 'Findings of a scan',
-        notes: 'Every finding the scan reported, new or seen again (a finding found again by a later scan is listed in both scans\' results), as finding list items, most severe first. `severity` is a comma-separated list.',
+        notes: 'Every finding the scan reported, new or seen again (a finding found again by a later scan is listed in both scans\' results), as finding list items, most severe first. `severity` is a comma-separated list. `scope` says what a composed scan (full, quick, custom) of a URL asset covered (`origin` by default, `host` with options.include_host), null for other scans.',
         validate: { params: scanIdParams, query: resultsQuery },
-        response: { status: { 200: listOf(findingListItemSchema, 'ScanResults') } },
+        response: { status: { 200: listOf(findingListItemSchema, 'ScanResults').keys({ scope: scanScopeSchema.allow(null).required() }) } },
       },
       handler: async (request) => {
         const q = request.query as { severity?: Severity[]; page: number; per_page: number };
         const result = await service.results(callerOf(request).tenantId, String(request.params.id), q.severity, { page: q.page, perPage: q.per_page });
-        return { data: result.rows, meta: listMeta(result.total, q.page, q.per_page) };
+        return { data: result.rows, meta: listMeta(result.total, q.page, q.per_page), scope: result.scope };
       },
     },
   ];

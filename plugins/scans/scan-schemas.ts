@@ -43,6 +43,8 @@ const scanOptionKeys = {
     .items(Joi.string().max(64).pattern(/^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-fA-F:.]+\](:\d{1,5})?|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$/))
     .max(5)
     .description('DNS scanner: resolvers to ask (`ip`, `ip:port` or `[ipv6]:port`); default the system resolvers.'),
+  active: Joi.boolean().description('Web scanner: also run the active checks (reflected XSS, SQL injection, path traversal, OS command and template injection), which send attack payloads and submit forms. Only for verified assets, or loopback assets under the loopback trial (scans.requireVerifiedAsset and scans.denySelf false); otherwise 400 active_scan_not_allowed.'),
+  include_host: Joi.boolean().description('Composed scans (full, quick, custom) of a URL asset: false (stored by default) scans the URL\'s origin only (its port); true also scans the rest of the host (the `ports` option and the TLS services found there).'),
 };
 export const scanOptions = Joi.object(scanOptionKeys).default().label('ScanOptions');
 const scanOptionsChange = Joi.object(scanOptionKeys).label('ScanOptions');
@@ -75,6 +77,27 @@ export const createdScanFlatSchema = Joi.object({
   callback_secret: Joi.string(),
 }).label('CreatedScanFlat');
 
+export const scanScopeSchema = Joi.object({
+  mode: Joi.string().valid('origin', 'host').required().description('`origin`: only the URL\'s origin was scanned (default); `host`: the rest of the host too (options.include_host).'),
+  origin: Joi.string().required(),
+  host: Joi.string().required(),
+  ports: Joi.array().items(Joi.number().integer().min(1).max(65535)).allow(null).required().description('The ports the port scanner was limited to; null when the `ports` option applied.'),
+})
+  .label('ScanScope')
+  .description('What a composed scan (full, quick, custom) of a URL asset covered; null for other scans.');
+
+export const checkOutcomeSchema = Joi.object({
+  check_id: Joi.string().required(),
+  plugin: Joi.string().required(),
+  category: Joi.string().required(),
+  status: Joi.string().valid('pending', 'completed', 'error', 'timeout', 'cancelled').required(),
+  error: Joi.string().allow(null).required(),
+  duration_ms: Joi.number().integer().min(0).allow(null).required(),
+  finding_count: Joi.number().integer().min(0).required(),
+  completed_at: iso.allow(null).required(),
+  warnings: Joi.array().items(Joi.string()).required().description('What the check could not do although it finished (pages it could not fetch, a request budget it used up).'),
+}).label('CheckOutcome');
+
 export const scanSchema = Joi.object({
   scan_id: Joi.string().required(),
   asset_id: Joi.string().required(),
@@ -90,7 +113,13 @@ export const scanSchema = Joi.object({
   callback_url: Joi.string().allow(null).required(),
   schedule_id: Joi.string().allow(null).required(),
   error: Joi.string().allow(null).required().description('Why a failed scan failed (e.g. `timeout`).'),
-  checks: Joi.object({ total: Joi.number().integer().min(0).required(), done: Joi.number().integer().min(0).required() }).required(),
+  checks: Joi.object({
+    total: Joi.number().integer().min(0).required(),
+    done: Joi.number().integer().min(0).required(),
+    failed: Joi.number().integer().min(0).required().description('Checks that ran and failed (error or timeout): a `completed` scan with failed checks is partial, and check_results says why.'),
+  }).required(),
+  scope: scanScopeSchema.allow(null).required(),
+  check_results: Joi.array().items(checkOutcomeSchema).description('Scan detail only: every planned check with its outcome.'),
   estimated_duration_minutes: Joi.number().integer().allow(null).required(),
   started_at: iso.allow(null).required(),
   completed_at: iso.allow(null).required(),

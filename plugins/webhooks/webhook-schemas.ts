@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { recordId } from '../../core/http/common-schemas.ts';
 import { WEBHOOK_EVENT_KINDS } from '../../core/domain/event-kinds.ts';
 import { TRANSFORMS } from '../../core/webhooks/webhook-payload.ts';
+import { headerValueProblem } from '../../core/webhooks/header-value.ts';
 
 const iso = Joi.string().isoDate();
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
@@ -25,16 +26,24 @@ function reservedHeaders(signatureHeader: string): string[] {
     'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature', sig, `${sig}-previous`];
 }
 
+// A value must be HTTP header text (visible ASCII; core/webhooks/header-value.ts says why): refused here with the header's name.
+const headerValue = Joi.string()
+  .max(4096)
+  .custom((value: string, helpers) => {
+    const problem = headerValueProblem(value);
+    return problem ? helpers.message({ custom: '{#label} {#problem}' }, { problem }) : value;
+  });
+
 function headersSchema(signatureHeader: string): Joi.ObjectSchema {
   const reserved = reservedHeaders(signatureHeader);
   return Joi.object()
-    .pattern(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, Joi.string().max(4096).pattern(/^[^\r\n\0]*$/).messages({ 'string.pattern.base': '{#label} must not contain line breaks' }))
+    .pattern(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, headerValue)
     .max(20)
     .custom((value: Record<string, string>, helpers) => {
       const bad = Object.keys(value).find((k) => reserved.includes(k.toLowerCase()));
       return bad ? helpers.message({ custom: `headers.${bad} is set by Rampart and cannot be overridden` }) : value;
     })
-    .description('Custom headers sent with every delivery (e.g. an Authorization header for a collector). Values are write-only: stored encrypted, only their names are returned.');
+    .description('Custom headers sent with every delivery (e.g. an Authorization header for a collector). Values must be HTTP header text: visible ASCII characters, with spaces and tabs only between them (no line breaks, control characters or non-ASCII such as `…`). Values are write-only: stored encrypted, only their names are returned.');
 }
 
 const filtersSchema = Joi.object({

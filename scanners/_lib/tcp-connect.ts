@@ -1,16 +1,10 @@
-import { setMaxListeners } from 'node:events';
 import { Socket } from 'node:net';
+import { SocketExhaustedError } from './connect-engine.mjs';
+import { scanSharded } from './connect-shards.ts';
 
 export type PortState = 'open' | 'closed' | 'filtered';
 
-/** Raised when the machine itself runs out of sockets: never read that as "closed". */
-export class SocketExhaustedError extends Error {
-  readonly code: string;
-  constructor(code: string) {
-    super(`${code}: the scanner ran out of sockets (ulimit -n); lower the port scanner's concurrency`);
-    this.code = code;
-  }
-}
+export { SocketExhaustedError };
 
 const LOCAL_LIMITS = new Set(['EMFILE', 'ENFILE', 'EADDRNOTAVAIL', 'ENOBUFS', 'ENOMEM']);
 const FILTERED = new Set(['ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN']);
@@ -68,37 +62,45 @@ export function tcpConnect(host: string, port: number, opts: ConnectOptions): Pr
   });
 }
 
-export interface PortScanOptions extends ConnectOptions {
-  /** Connects in flight at once (throughput peaks around 250-500 on loopback). */
+export interface PortScanOptions {
+  /** Connects in flight at once (spread over the threads of a sharded scan). */
   concurrency: number;
-  onOpen?: (port: number) => void;
+  /** Ceiling of a connect's timeout; also the timeout until the host has answered once. */
+  timeoutMs: number;
+  /** Floor of the learned timeout (default 100 ms). */
+  minTimeoutMs?: number;
+  /** Learn the timeout from the host's answers (default true). */
+  adaptive?: boolean;
+  /** Further attempts for a port that did not answer (default 1). */
+  retries?: number;
+  /** Threads (0/absent: one per core for scans of 8192 ports or more). */
+  threads?: number;
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface PortScanResult {
   open: number[];
   closed: number;
+  /** How many ports never answered (or answered "unreachable"). */
   filtered: number;
+  filteredPorts: number[];
+  /** The connect timeout the scan ended with (learned from the host's answers, or the fixed one). */
+  timeoutMs: number;
+  srttMs: number | null;
 }
 
-/** Connect scan of many ports of one host with bounded concurrency; open ports sorted. */
+/** Connect scan of many ports of one host (adaptive timeouts, sharded when large); open ports sorted. */
 export async function scanPorts(host: string, ports: readonly number[], opts: PortScanOptions): Promise<PortScanResult> {
-  const result: PortScanResult = { open: [], closed: 0, filtered: 0 };
-  // Every connect in flight listens on the one abort signal.
-  if (opts.signal) setMaxListeners(opts.concurrency + 50, opts.signal);
-  let next = 0;
-  const lane = async () => {
-    while (next < ports.length) {
-      if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
-      const port = ports[next++]!;
-      const state = await tcpConnect(host, port, opts);
-      if (state === 'open') {
-        result.open.push(port);
-        opts.onOpen?.(port);
-      } else if (state === 'closed') result.closed += 1;
-      else result.filtered += 1;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, ports.length)) }, lane));
-  result.open.sort((a, b) => a - b);
-  return result;
+  const [r] = await scanSharded([{ host, ports }], {
+    concurrency: opts.concurrency,
+    maxTimeoutMs: opts.timeoutMs,
+    minTimeoutMs: opts.minTimeoutMs,
+    adaptive: opts.adaptive,
+    retries: opts.retries,
+    threads: opts.threads,
+    signal: opts.signal,
+    onProgress: opts.onProgress,
+  });
+  return { open: r!.open, closed: r!.closed, filtered: r!.filtered.length, filteredPorts: r!.filtered, timeoutMs: r!.timeoutMs, srttMs: r!.srttMs };
 }

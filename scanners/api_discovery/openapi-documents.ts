@@ -1,4 +1,4 @@
-import * as cheerio from 'cheerio';
+import { loadHtml } from '../_lib/html-document.ts';
 import type { CheckContext } from '../../core/plugin-api/index.ts';
 import { headerOf, httpRequest } from '../_lib/http.ts';
 
@@ -41,7 +41,7 @@ async function linkedCandidates(ctx: CheckContext, start: string): Promise<strin
   try {
     const res = await httpRequest(ctx, start);
     if (!/html/i.test(headerOf(res, 'content-type') ?? '')) return [];
-    const $ = cheerio.load(res.body);
+    const $ = loadHtml(res.body);
     const found = new Set<string>();
     $('a[href], link[href]').each((_i, el) => {
       const href = $(el).attr('href') ?? '';

@@ -59,18 +59,33 @@ export interface RawAnswer {
   packet: DecodedPacket;
 }
 
-/** One query with dns-packet over UDP (for DO-bit/DNSSEC types node:dns cannot ask). */
-export function rawQuery(ctx: CheckContext, server: DnsServerAddress, name: string, type: RecordType, dnssecOk = false): Promise<RawAnswer> {
+function queryPacket(id: number, name: string, type: RecordType, dnssecOk: boolean) {
+  return {
+    type: 'query' as const,
+    id,
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: [{ type, name }],
+    additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 4096, flags: dnssecOk ? dnsPacket.DNSSEC_OK : 0 } as unknown as Answer],
+  };
+}
+
+/**
+ * One query with dns-packet (for DO-bit/DNSSEC types node:dns cannot ask): over UDP, and
+ * over TCP again when the UDP answer came back truncated (TC), as resolvers do (RFC 7766):
+ * a truncated DNSKEY answer holds no keys, and judging it would report a signed zone unsigned.
+ */
+export async function rawQuery(ctx: CheckContext, server: DnsServerAddress, name: string, type: RecordType, dnssecOk = false): Promise<RawAnswer> {
+  const answer = await udpQuery(ctx, server, name, type, dnssecOk);
+  if (!((answer.packet.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE)) return answer;
+  ctx.log('INFO', `${name} ${type}: the UDP answer from ${server.host}:${server.port} was truncated; asked again over TCP`);
+  return tcpQuery(ctx, server, name, type, dnssecOk);
+}
+
+function udpQuery(ctx: CheckContext, server: DnsServerAddress, name: string, type: RecordType, dnssecOk: boolean): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = createSocket(isIP(server.host) === 6 ? 'udp6' : 'udp4');
     const id = Math.floor(Math.random() * 65535);
-    const query = dnsPacket.encode({
-      type: 'query',
-      id,
-      flags: dnsPacket.RECURSION_DESIRED,
-      questions: [{ type, name }],
-      additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 4096, flags: dnssecOk ? dnsPacket.DNSSEC_OK : 0 } as unknown as Answer],
-    });
+    const query = dnsPacket.encode(queryPacket(id, name, type, dnssecOk));
     const done = (fn: () => void) => {
       clearTimeout(timer);
       socket.close();
@@ -84,6 +99,31 @@ export function rawQuery(ctx: CheckContext, server: DnsServerAddress, name: stri
     });
     socket.on('error', (err) => done(() => reject(err)));
     socket.send(query, server.port, server.host);
+  });
+}
+
+/** One query over TCP: a length-prefixed message each way (RFC 1035 §4.2.2). */
+function tcpQuery(ctx: CheckContext, server: DnsServerAddress, name: string, type: RecordType, dnssecOk: boolean): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: server.host, port: server.port });
+    const id = Math.floor(Math.random() * 65535);
+    let buf = Buffer.alloc(0);
+    const finish = (fn: () => void) => {
+      clearTimeout(timer);
+      socket.destroy();
+      fn();
+    };
+    const timer = setTimeout(() => finish(() => reject(new Error(`no answer over TCP from ${server.host}:${server.port} for ${name} ${type}`))), timeoutOf(ctx));
+    socket.on('connect', () => socket.write(dnsPacket.streamEncode(queryPacket(id, name, type, dnssecOk))));
+    socket.on('data', (chunk) => {
+      buf = Buffer.concat([buf, chunk]);
+      if (buf.length < 2 || buf.length < 2 + buf.readUInt16BE(0)) return;
+      const packet = dnsPacket.decode(buf.subarray(2, 2 + buf.readUInt16BE(0)));
+      if (packet.id !== id) return finish(() => reject(new Error(`a TCP answer from ${server.host}:${server.port} for another query`)));
+      finish(() => resolve({ rcode: (packet as unknown as { rcode: string }).rcode, packet }));
+    });
+    socket.on('end', () => finish(() => reject(new Error(`${server.host}:${server.port} closed the TCP connection without an answer for ${name} ${type}`))));
+    socket.on('error', (err) => finish(() => reject(err)));
   });
 }
 

@@ -1,13 +1,14 @@
 import { defineScanner } from '../../core/plugin-api/index.ts';
+import { SCAN_OPTIONS } from '../_lib/scan-options.ts';
 import { hostDiscovery } from './checks/host-discovery.ts';
 import { services } from './checks/services.ts';
 
 /** Network assets: host discovery, then the port scanner's checks per live host (see README.md). */
 export default defineScanner({
   name: 'network',
-  version: '1.0.0',
-  apiVersion: '^1.0.0',
-  description: 'TCP-connect host discovery across a CIDR, then port scan, service detection and exposure findings on each live host.',
+  version: '1.1.0',
+  apiVersion: '^1.4.0',
+  description: 'TCP-connect host discovery across a CIDR, then port scan (all live hosts at once), service detection, access checks and exposure findings on each live host.',
   capabilities: ['net:outbound'],
   scanTypes: ['network'],
   assetTypes: ['network'],
@@ -18,9 +19,7 @@ export default defineScanner({
     discovery_rate: { type: 'integer', default: 500, min: 0, max: 10000, description: 'Discovery connects started per second at most (0: unbounded).' },
     discovery_timeout_ms: { type: 'integer', default: 800, min: 50, max: 10000, description: 'A discovery connect without answer within this is filtered.' },
     refused_means_up: { type: 'boolean', default: true, description: 'Count a refused connect (RST) as a live host.' },
-    concurrency: { type: 'integer', default: 300, min: 1, max: 2000, description: 'Port-scan connects in flight per live host.' },
-    connect_timeout_ms: { type: 'integer', default: 1500, min: 50, max: 60000, description: 'Port-scan connect timeout.' },
-    probe_timeout_ms: { type: 'integer', default: 2000, min: 100, max: 60000, description: 'Service probe timeout.' },
+    ...SCAN_OPTIONS,
   },
   checks: [hostDiscovery, services],
 });

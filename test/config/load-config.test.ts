@@ -45,3 +45,25 @@ test('a bad value stops start-up with a message naming the key and its variable'
 test('an empty BOOTSTRAP_ADMIN_TOKEN means none', (t) => {
   t.is(loadConfig({ env: { BOOTSTRAP_ADMIN_TOKEN: '' } }).auth.bootstrapAdminToken, null);
 });
+
+test('RAMPART_PROFILE=trial: loopback only, its own database, this machine and unverified assets scannable, loopback webhooks over HTTP, a token file; the environment still wins', (t) => {
+  const config = loadConfig({ env: { RAMPART_PROFILE: 'trial' } });
+  t.is(config.profile, 'trial');
+  t.is(config.server.host, '127.0.0.1');
+  t.false(config.scans.denySelf);
+  t.false(config.scans.requireVerifiedAsset);
+  t.false(config.outbound.requireHttps);
+  t.deepEqual(config.outbound.allowPrivateCidrs, ['127.0.0.0/8', '::1/128']);
+  t.is(config.auth.bootstrapTokenFile, './data/admin-token');
+  t.is(config.database.url, 'sqlite:./data/trial.db', 'apart from the real data');
+  t.deepEqual(config.scans.denyNetworks, loadConfig({ env: {} }).scans.denyNetworks, 'the deny list stays');
+  t.is(loadConfig({ env: { RAMPART_PROFILE: 'trial', HOST: '127.0.0.2' } }).server.host, '127.0.0.2');
+  t.is(loadConfig({ env: {} }).profile, null);
+  t.is(loadConfig({ env: { RAMPART__profile: 'trial' } }).profile, null, 'only RAMPART_PROFILE applies a profile');
+});
+
+test('an unknown profile stops start-up naming the ones there are', (t) => {
+  const err = t.throws(() => loadConfig({ env: { RAMPART_PROFILE: 'production' } }), { instanceOf: ConfigError });
+  t.is(err!.message, 'Unknown RAMPART_PROFILE "production": the profiles are trial.');
+  t.throws(() => loadConfig({ env: { RAMPART_PROFILE: '../test' } }), { instanceOf: ConfigError });
+});

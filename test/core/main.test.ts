@@ -41,6 +41,8 @@ test('without BOOTSTRAP_ADMIN_TOKEN a random admin token is printed once and wor
   const service = startService({ DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
   t.teardown(() => void service.child.kill('SIGKILL'));
   await service.waitFor(/Rampart listening/, 150_000);
+  // The banner (standard error) follows the listening log line (standard output): wait for its token line and the line after it.
+  await service.waitFor(/shown once: store it now/, 30_000);
   const tokens = service.output().match(/rmp_[A-Za-z0-9_-]{43}/g) ?? [];
   t.is(tokens.length, 1);
   const me = await fetch(`http://127.0.0.1:${port}/api/user/me`, { headers: { authorization: `Bearer ${tokens[0]}` } });

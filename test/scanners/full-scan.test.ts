@@ -46,10 +46,13 @@ test.after.always(async () => {
 /** What the bad test site exposes over HTTP and HTTPS alike (web_app findings). */
 const WEB_PROBLEMS = [
   'CORS reflects arbitrary origins with credentials (Origin: https://rampart-cors-probe.invalid)',
-  'Cookies without protective attributes: sid',
+  'Cookie without protective attributes: sid',
   'Directory listing at /files/',
   'HTTP TRACE method enabled',
-  'Missing security headers: Content-Security-Policy, X-Frame-Options, X-Content-Type-Options, Referrer-Policy',
+  'Missing security header: Content-Security-Policy',
+  'Missing security header: X-Frame-Options (or CSP frame-ancestors)',
+  'Missing security header: X-Content-Type-Options: nosniff',
+  'Missing security header: Referrer-Policy',
   'Open redirect via next on /login',
   'Version disclosed: Apache/2.4.41 (Ubuntu), PHP/7.4.3',
 ];
@@ -71,7 +74,8 @@ test('a full scan of a URL asset finds what the test site was built to expose, a
   t.log(checks.map((c: { check_id: string; duration_ms: number }) => `${c.check_id} ${c.duration_ms}`).join('\n'));
   const results = await t0.request('GET', `/api/scan/${scan.scan_id}/results?per_page=100`);
   const found = (results.body.data as Array<{ title: string; severity: string }>).map((f) => f.title).sort();
-  t.deepEqual(found, [...WEB_PROBLEMS, `Open port ${site.port}/tcp (http)`].sort());
+  // Over plain HTTP the session cookie itself travels in clear.
+  t.deepEqual(found, [...WEB_PROBLEMS, 'Session cookie sent over plain HTTP: sid', `Open port ${site.port}/tcp (http)`].sort());
 });
 
 test('a full scan of an HTTPS URL asset adds exactly the TLS problems the server was built with', async (t) => {
@@ -97,6 +101,35 @@ test('a full scan of an HTTPS URL asset adds exactly the TLS problems the server
     // informational: what the key exchange was
     'TLS key exchange: X25519',
   ].sort());
+});
+
+test('a full scan of a URL asset covers its origin only by default; include_host adds the rest of the host', async (t) => {
+  // Another service on the same host: part of the host, not of the URL's origin.
+  const neighbour = await startHttpTarget(badSite);
+  t.teardown(() => neighbour.close());
+  // The same origin as the first test's asset, under another path (asset names are unique).
+  const assetId = await createAsset(t0, `${site.url}/files/`, 'url');
+  const scanOf = async (options: Record<string, unknown>) => {
+    const res = await t0.request('POST', '/api/scan/create', { payload: { asset_id: assetId, scan_type: 'full', options: { max_depth: 1, ...options } } });
+    t.is(res.statusCode, 201, res.raw);
+    const scan = await waitForScan(t0, res.body.data.scan_id, undefined, 90_000);
+    t.is(scan.status, 'completed', JSON.stringify(scan.check_results));
+    const results = (await t0.request('GET', `/api/scan/${scan.scan_id}/results?per_page=100`)).body;
+    return { scan, results, ports: (results.data as Array<{ title: string }>).map((f) => f.title).filter((x) => x.startsWith('Open port')).sort() };
+  };
+  const origin = await scanOf({});
+  t.is(origin.scan.options.include_host, false, 'the default is stored with the scan');
+  t.deepEqual(origin.scan.scope, { mode: 'origin', origin: site.url, host: '127.0.0.1', ports: [site.port] });
+  t.deepEqual(origin.results.scope, origin.scan.scope);
+  t.deepEqual(origin.ports, [`Open port ${site.port}/tcp (http)`], 'nothing but the URL\'s own port');
+  const host = await scanOf({ include_host: true, ports: `${site.port},${neighbour.port}` });
+  t.deepEqual(host.scan.scope, { mode: 'host', origin: site.url, host: '127.0.0.1', ports: null });
+  t.deepEqual(host.ports, [`Open port ${site.port}/tcp (http)`, `Open port ${neighbour.port}/tcp (http)`].sort());
+  // A ports option naming other ports in an origin-only scan would be ignored: it is refused.
+  const refused = await t0.request('POST', '/api/scan/create', { payload: { asset_id: assetId, scan_type: 'full', options: { ports: `${neighbour.port}` } } });
+  t.is(refused.statusCode, 400);
+  t.is(refused.body.error.details[0].field, 'options.ports');
+  t.regex(refused.body.error.details[0].message, /include_host/);
 });
 
 test('a dns scan of a domain asset asks the resolvers given in the scan options', async (t) => {

@@ -14,6 +14,8 @@ import * as m013 from './013-agents.ts';
 import * as m014 from './014-approvals.ts';
 import * as m015 from './015-playbooks.ts';
 import * as m016 from './016-playbook-runs.ts';
+import * as m017 from './017-scan-check-outcomes.ts';
+import * as m018 from './018-finding-counters-search.ts';
 
 export interface Migration {
   name: string;
@@ -22,4 +24,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m009, m010, m011, m012, m013, m014, m015, m016];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018];

@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type AjvModule from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 
 type AjvClass = typeof AjvModule.default;
 import type { FieldProblem } from '../../errors.ts';
@@ -21,14 +23,19 @@ const SCHEMA_DIR = fileURLToPath(new URL('../../../resources/cacao-v2/schemas', 
 const BASE = 'https://raw.githubusercontent.com/oasis-open/cacao-json-schemas/main/schemas/';
 const MAX_PROBLEMS = 50;
 
-// ajv is CommonJS: under NodeNext the class is the module's `default` property.
-const Ajv: AjvClass = (AjvModule as unknown as { default?: AjvClass }).default ?? (AjvModule as unknown as AjvClass);
+// ajv (about 60 modules) is loaded with the first validation, not by every process that starts.
+// It is CommonJS: its class is the module's `default` property.
+const requireLazily = createRequire(import.meta.url);
+const ajvClass = (): AjvClass => {
+  const m = requireLazily('ajv') as { default?: AjvClass };
+  return m.default ?? (m as unknown as AjvClass);
+};
 
 let compiled: { playbook: ValidateFunction; command: (type: string) => ValidateFunction | undefined } | null = null;
 
 function validators() {
   if (compiled) return compiled;
-  const ajv = new Ajv({ strict: false, allErrors: true });
+  const ajv = new (ajvClass())({ strict: false, allErrors: true });
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);

@@ -32,13 +32,16 @@ export class PlaybookCatalog {
   }
 
   /**
-   * Every check of a creation, nothing written: the definition with defaults filled in.
+   * Every check of a creation (the name still free included), nothing written: the definition with defaults filled in.
    * `knownActionRefs` count as resolving (actions a CACAO import would create).
    */
   async check(tenantId: string, input: unknown, options: { knownActionRefs?: Iterable<string> } = {}): Promise<PlaybookDefinition> {
     const def = shapeOf(createDefinitionSchema, input);
     checkLanguage(def);
     await checkActionRefs(this.#actions, tenantId, def, new Set(options.knownActionRefs ?? []));
+    // Checked here too, not only in create's transaction: a CACAO dry run must say what the
+    // import would answer, and an import must not create its actions for a name that is taken.
+    if (await playbookRepository.nameTaken(this.#db, tenantId, def.name)) throw taken(def.name);
     return def;
   }
 

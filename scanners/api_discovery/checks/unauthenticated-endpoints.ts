@@ -1,5 +1,5 @@
 import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
-import { httpRequest, snippet } from '../../_lib/http.ts';
+import { ProbeTally, snippet } from '../../_lib/http.ts';
 import { startUrl } from '../../_lib/endpoint.ts';
 import { baseUrlOf, findApiDocuments, operationsOf, requiresAuth } from '../openapi-documents.ts';
 
@@ -15,13 +15,14 @@ export const unauthenticatedEndpoints: ScannerCheck = {
   async run(ctx, target) {
     const start = startUrl(target);
     if (!start) return;
+    const tally = new ProbeTally();
     for (const api of await findApiDocuments(ctx, start)) {
       const base = baseUrlOf(api);
       const secured = operationsOf(api).filter((o) => o.method === 'GET' && requiresAuth(o)).slice(0, MAX_PROBES);
       for (const op of secured) {
         const url = `${base}${op.path.replace(/\{[^}]+\}/g, '1')}`;
-        const res = await httpRequest(ctx, url, { maxBodyBytes: 4096 });
-        if (res.status < 200 || res.status >= 300) continue;
+        const res = await tally.request(ctx, url, { maxBodyBytes: 4096 });
+        if (!res || res.status < 200 || res.status >= 300) continue;
         ctx.report({
           title: `${op.method} ${op.path} answers without authentication`,
           cvss_vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
@@ -34,5 +35,6 @@ export const unauthenticatedEndpoints: ScannerCheck = {
         });
       }
     }
+    tally.settle();
   },
 };

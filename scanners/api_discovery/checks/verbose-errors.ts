@@ -1,6 +1,6 @@
 import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { endpointOf } from '../../_lib/endpoint.ts';
-import { httpRequest, snippet } from '../../_lib/http.ts';
+import { ProbeTally, snippet } from '../../_lib/http.ts';
 
 /** Stack trace and debug-page signatures of common stacks. */
 export const STACK_SIGNATURES: Array<{ stack: string; re: RegExp }> = [
@@ -32,8 +32,10 @@ export const verboseErrors: ScannerCheck = {
   async run(ctx, target) {
     const ep = endpointOf(target, true);
     if (!ep) return;
+    const tally = new ProbeTally();
     for (const p of probes(ep.origin, ep.url)) {
-      const res = await httpRequest(ctx, p.url, { method: p.method, body: p.body, headers: p.headers, maxBodyBytes: 64 * 1024 });
+      const res = await tally.request(ctx, p.url, { method: p.method, body: p.body, headers: p.headers, maxBodyBytes: 64 * 1024 });
+      if (!res) continue;
       const hit = STACK_SIGNATURES.map((s) => ({ s, m: s.re.exec(res.body) })).find((x) => x.m);
       if (!hit) continue;
       ctx.report({
@@ -47,5 +49,6 @@ export const verboseErrors: ScannerCheck = {
       });
       return;
     }
+    tally.settle();
   },
 };

@@ -1,60 +1,69 @@
-import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
-import { endpointOf } from '../../_lib/endpoint.ts';
-import { headerOf, httpRequest, snippet, type HttpResponse } from '../../_lib/http.ts';
+import type { CheckContext, ScannerCheck } from '../../../core/plugin-api/index.ts';
+import { httpRequest, type HttpResponse } from '../../_lib/http.ts';
+import { startUrl } from '../../_lib/endpoint.ts';
+import { identify, type SensitiveContent } from '../content-signatures.ts';
+import { crawl } from '../crawler.ts';
+import { directoriesOf, pathKey, pathOf } from '../page-keys.ts';
+import { RequestBudget } from '../request-budget.ts';
+import { probeUrls } from '../sensitive-files.ts';
 
-interface Probe {
-  path: string;
-  what: string;
-  /** Content proof: a soft 404 (200 for everything) must not count. Returns the index of the proof or -1. */
-  proof(res: HttpResponse): number;
-  high: boolean;
+function report(ctx: CheckContext, res: HttpResponse, found: SensitiveContent, foundBy: 'crawl' | 'probe'): void {
+  const where = pathKey(res.url);
+  ctx.report({
+    title: `Exposed ${found.what}: ${pathOf(where)}`,
+    cvss_vector: found.high ? 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N' : 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N',
+    description: `${where} is publicly readable (${found.what}); ${foundBy === 'crawl' ? 'the crawl reached it through a link or a directory listing' : 'it was found by asking for a well-known sensitive name'}.`,
+    remediation: 'Remove the file from the web root or deny access to it, and rotate any secret it contained (passwords, keys, tokens).',
+    evidence: { url: where, method: 'GET', status: res.status, file: pathOf(where), kind: found.kind, found_by: foundBy, response_indicator: found.indicator },
+    tags: ['web', 'exposure', found.kind],
+    location: where,
+  });
 }
-
-const notHtml = (res: HttpResponse) => !/html/i.test(headerOf(res, 'content-type') ?? '');
-const match = (re: RegExp) => (res: HttpResponse) => re.exec(res.body)?.index ?? -1;
-const magic = (bytes: number[]) => (res: HttpResponse) => (notHtml(res) && bytes.every((b, i) => res.bytes[i] === b) ? 0 : -1);
-
-export const PROBES: Probe[] = [
-  { path: '/.git/config', what: 'Git repository configuration', proof: match(/^\s*\[core\]/m), high: true },
-  { path: '/.git/HEAD', what: 'Git HEAD reference', proof: match(/^ref: refs\/heads\//), high: true },
-  { path: '/.env', what: 'environment file with settings and secrets', proof: (r) => (notHtml(r) ? match(/^[A-Z][A-Z0-9_]*=/m)(r) : -1), high: true },
-  { path: '/.htpasswd', what: 'password file', proof: match(/^[\w.-]+:(\$apr1\$|\$2[aby]\$|\{SHA\}|[./\w]{13}$)/m), high: true },
-  { path: '/server-status', what: 'Apache server-status page', proof: match(/Apache Server Status for/i), high: false },
-  { path: '/backup.zip', what: 'backup archive', proof: magic([0x50, 0x4b, 0x03, 0x04]), high: true },
-  { path: '/backup.tar.gz', what: 'backup archive', proof: magic([0x1f, 0x8b]), high: true },
-  { path: '/backup.sql', what: 'database dump', proof: (r) => (notHtml(r) ? match(/(CREATE TABLE|INSERT INTO)\s/i)(r) : -1), high: true },
-  { path: '/db.sql', what: 'database dump', proof: (r) => (notHtml(r) ? match(/(CREATE TABLE|INSERT INTO)\s/i)(r) : -1), high: true },
-  { path: '/.DS_Store', what: 'macOS folder index (file names)', proof: magic([0, 0, 0, 1, 0x42, 0x75, 0x64, 0x31]), high: false },
-];
 
 export const exposedFiles: ScannerCheck = {
   id: 'web_app:exposed-files',
   title: 'Exposed sensitive files',
   category: 'exposure',
   maxSeverity: 'high',
-  description: 'Only with enable_bruteforce: requests well-known sensitive paths (.git, .env, backups, server-status…) and reports those whose content proves what they are.',
+  description: 'Examines every body the crawl fetched (database dumps, KEY=value secrets, private keys, Git metadata, password files, PHP source, backup archives); with enable_bruteforce also asks for the documented sensitive names in every directory the crawl found, within the request budget. A hit always needs a content proof.',
   async run(ctx, target) {
+    const start = startUrl(target);
+    if (!start) return;
+    const origin = new URL(start).origin;
+    const pages = await crawl(ctx, start);
+    const reported = new Set<string>();
+    for (const page of pages) {
+      const found = identify(page);
+      if (!found || reported.has(pathKey(page.url))) continue;
+      reported.add(pathKey(page.url));
+      report(ctx, page, found, 'crawl');
+    }
     if (ctx.options.enable_bruteforce !== true) {
-      ctx.log('INFO', 'enable_bruteforce is off; sensitive paths not probed');
+      ctx.log('INFO', 'enable_bruteforce is off: crawled files examined, sensitive names not probed');
       return;
     }
-    const ep = endpointOf(target, true);
-    if (!ep) return;
-    for (const probe of PROBES) {
-      const url = `${ep.origin}${probe.path}`;
-      const res = await httpRequest(ctx, url, { maxBodyBytes: 16 * 1024 });
-      if (res.status !== 200) continue;
-      const at = probe.proof(res);
-      if (at < 0) continue;
-      ctx.report({
-        title: `Exposed ${probe.what}: ${probe.path}`,
-        cvss_vector: probe.high ? 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N' : 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N',
-        description: `${url} is publicly readable (${probe.what}).`,
-        remediation: 'Remove the file from the web root or deny access to it (and rotate any secret it contained).',
-        evidence: { url, method: 'GET', status: res.status, response_indicator: snippet(res.body.replace(/=.*$/gm, '=<redacted>'), at, 120) },
-        tags: ['web', 'exposure', 'bruteforce'],
-        location: url,
-      });
+    const fetched = new Set(pages.map((p) => pathKey(p.url)));
+    const urls = probeUrls(origin, directoriesOf(pages.map((p) => p.url)), pages.map((p) => p.url)).filter((u) => !fetched.has(u));
+    const budget = RequestBudget.of(ctx);
+    const failed: string[] = [];
+    for (const url of urls) {
+      if (ctx.signal.aborted) break;
+      if (!budget.take()) continue;
+      let res: HttpResponse;
+      try {
+        res = await httpRequest(ctx, url, { maxBodyBytes: 16 * 1024 });
+      } catch (err) {
+        failed.push(`${pathOf(url)}: ${(err as Error).message}`);
+        continue;
+      }
+      const found = identify(res, { probedAs: pathOf(url) });
+      if (!found || reported.has(pathKey(url))) continue;
+      reported.add(pathKey(url));
+      report(ctx, { ...res, url }, found, 'probe');
     }
+    budget.report(ctx, `${budget.refused} sensitive-name probe(s) not sent`);
+    if (failed.length && failed.length === budget.used) throw new Error(`every sensitive-name probe failed (${failed.length}), first: ${failed[0]}`);
+    if (failed.length) ctx.log('WARN', `${failed.length} sensitive-name probe(s) got no answer: ${failed.slice(0, 5).join('; ')}`);
+    ctx.log('INFO', `${budget.used} sensitive-name probe(s) sent over ${directoriesOf(pages.map((p) => p.url)).length} directorie(s)`);
   },
 };

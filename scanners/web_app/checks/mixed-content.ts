@@ -1,8 +1,9 @@
-import * as cheerio from 'cheerio';
+import { loadHtml } from '../../_lib/html-document.ts';
 import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { headerOf } from '../../_lib/http.ts';
 import { crawl } from '../crawler.ts';
 import { startUrl } from '../../_lib/endpoint.ts';
+import { pathKey } from '../page-keys.ts';
 
 /** Active content can rewrite the page; passive content only leaks and can be swapped. */
 const ACTIVE = [['script', 'src'], ['iframe', 'src'], ['link[rel~="stylesheet" i]', 'href'], ['object', 'data'], ['embed', 'src'], ['form', 'action']] as const;
@@ -20,9 +21,11 @@ export const mixedContent: ScannerCheck = {
       ctx.log('INFO', 'not an HTTPS site; mixed content does not apply');
       return;
     }
+    const reported = new Set<string>();
     for (const page of await crawl(ctx, start)) {
       if (!page.url.startsWith('https:') || !/html/i.test(headerOf(page, 'content-type') ?? '')) continue;
-      const $ = cheerio.load(page.body);
+      if (reported.has(pathKey(page.url))) continue;
+      const $ = loadHtml(page.body);
       const found: Array<{ element: string; url: string; active: boolean }> = [];
       for (const [list, active] of [[ACTIVE, true], [PASSIVE, false]] as const) {
         for (const [selector, attr] of list) {
@@ -34,6 +37,7 @@ export const mixedContent: ScannerCheck = {
       }
       if (!found.length) continue;
       const active = found.some((f) => f.active);
+      reported.add(pathKey(page.url));
       ctx.report({
         title: `${active ? 'Active' : 'Passive'} mixed content on ${new URL(page.url).pathname}`,
         cvss_vector: active ? 'CVSS:3.1/AV:N/AC:H/PR:N/UI:R/S:U/C:L/I:L/A:N' : 'CVSS:3.1/AV:N/AC:H/PR:N/UI:R/S:U/C:L/I:N/A:N',
@@ -41,7 +45,7 @@ export const mixedContent: ScannerCheck = {
         remediation: 'Load every sub-resource over HTTPS (or add `Content-Security-Policy: upgrade-insecure-requests`).',
         evidence: { url: page.url, method: 'GET', resources: found.slice(0, 20), response_indicator: found.slice(0, 3).map((f) => `${f.element} ${f.url}`).join('; ') },
         tags: ['web', 'tls'],
-        location: page.url,
+        location: pathKey(page.url),
       });
     }
   },

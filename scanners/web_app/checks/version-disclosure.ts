@@ -1,4 +1,4 @@
-import * as cheerio from 'cheerio';
+import { loadHtml } from '../../_lib/html-document.ts';
 import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { headerOf, httpRequest } from '../../_lib/http.ts';
 import { startUrl } from '../../_lib/endpoint.ts';
@@ -23,7 +23,7 @@ export const versionDisclosure: ScannerCheck = {
       if (v && (VERSIONED.test(v) || (h !== 'server' && /\d+\.\d+/.test(v)))) disclosed[h] = v;
     }
     if (/html/i.test(headerOf(res, 'content-type') ?? '')) {
-      const gen = cheerio.load(res.body)('meta[name="generator" i]').attr('content');
+      const gen = loadHtml(res.body)('meta[name="generator" i]').attr('content');
       if (gen && /\d+\.\d+/.test(gen)) disclosed['meta generator'] = gen;
     }
     const keys = Object.keys(disclosed);

@@ -24,13 +24,29 @@ export interface Service {
   exited: Promise<number | null>;
 }
 
-/** Starts `npm start`'s entry point (same node flags) with the given environment and arguments (e.g. `--role`). */
+/** Starts the service from the sources (`npm run dev`'s command) with the given environment and arguments (e.g. `--role`). */
 export function startService(env: Record<string, string>, args: string[] = []): Service {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'core/main.ts', ...args], {
+  return watch(spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'core/main.ts', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  }));
+}
+
+/**
+ * Runs an npm script of the checkout (`npm start`, `npm run start:trial`) exactly as an
+ * operator would: the child is npm, which runs the compiled start (building dist/ first
+ * when the sources changed).
+ */
+export function startNpmScript(script: string, env: Record<string, string>, args: string[] = []): Service {
+  return watch(spawn('npm', ['run', '--silent', script, ...(args.length ? ['--', ...args] : [])], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }));
+}
+
+function watch(child: ChildProcess): Service {
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));

@@ -13,6 +13,8 @@ export interface TestZone {
   allowAxfr?: boolean;
   /** Serve DNSKEY at the apex and an RRSIG next to every answer when the query has the DO bit. */
   signed?: boolean;
+  /** Over UDP, answer DNSKEY queries truncated (TC set, no records), as a large key set would be. */
+  truncateDnskeyOverUdp?: boolean;
 }
 
 export interface TestDnsServer {
@@ -67,14 +69,15 @@ function answer(zones: TestZone[], q: Question, dnssecOk: boolean): { rcode: num
   return { rcode: RCODE.NOERROR, answers: [], authorities: [soaOf(zone)] };
 }
 
-function reply(zones: TestZone[], query: DecodedPacket): Buffer {
+function reply(zones: TestZone[], query: DecodedPacket, udp = false): Buffer {
   const q = query.questions?.[0];
   const dnssecOk = (query.additionals ?? []).some((a) => a.type === 'OPT' && (a as { flag_do?: boolean }).flag_do);
-  const r = q ? answer(zones, q, dnssecOk) : { rcode: 1, answers: [], authorities: [] };
+  const truncated = udp && q?.type === 'DNSKEY' && zoneOf(zones, q.name.toLowerCase())?.truncateDnskeyOverUdp === true;
+  const r = q && !truncated ? answer(zones, q, dnssecOk) : { rcode: q ? RCODE.NOERROR : 1, answers: [], authorities: [] };
   return dnsPacket.encode({
     type: 'response',
     id: query.id,
-    flags: dnsPacket.AUTHORITATIVE_ANSWER | dnsPacket.RECURSION_DESIRED | r.rcode,
+    flags: dnsPacket.AUTHORITATIVE_ANSWER | dnsPacket.RECURSION_DESIRED | (truncated ? dnsPacket.TRUNCATED_RESPONSE : 0) | r.rcode,
     questions: query.questions,
     answers: r.answers,
     authorities: r.authorities,
@@ -117,7 +120,7 @@ export async function startDnsServer(zones: TestZone[]): Promise<TestDnsServer> 
           const query = dnsPacket.decode(buf.subarray(2, 2 + len));
           buf = buf.subarray(2 + len);
           const q = query.questions?.[0];
-          if (q) queries.push(q);
+          if (q) queries.push({ ...q, tcp: true } as Question);
           if (q?.type === 'AXFR') for (const m of axfr(zones, query)) sock.write(m);
           else {
             const msg = reply(zones, query);
@@ -142,7 +145,7 @@ export async function startDnsServer(zones: TestZone[]): Promise<TestDnsServer> 
       try {
         const query = dnsPacket.decode(msg);
         if (query.questions?.[0]) queries.push(query.questions[0]);
-        udp.send(reply(zones, query), rinfo.port, rinfo.address);
+        udp.send(reply(zones, query, true), rinfo.port, rinfo.address);
       } catch {
         // malformed datagrams are ignored, as real servers do
       }

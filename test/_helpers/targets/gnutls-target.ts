@@ -90,3 +90,4 @@ export async function startGnutlsTarget(o: GnutlsOptions): Promise<GnutlsTarget>
 
 /** `test` where gnutls-serv exists (or CI requires it: .ci/run installs it), else `test.skip`. */
 export const withGnutls = gnutlsAvailable() || process.env.RAMPART_REQUIRE_SERVICES ? test : test.skip;
+if (withGnutls === test.skip) console.warn('GnuTLS weak-cipher tests skipped: gnutls-serv is not installed (Debian package gnutls-bin)');

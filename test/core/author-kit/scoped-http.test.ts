@@ -94,3 +94,24 @@ test('bodies are cut at maxResponseBytes; a hanging server ends with the check d
   const own = await inCheck((ctx) => ctx.http.request({ url: `http://127.0.0.1:${port}/hang`, timeoutMs: 100 }), ipTarget);
   t.is(own.status, 'error', 'the request limit ends it before the check deadline');
 });
+
+test('ctx.http sends an idempotent request once more when its kept-alive connection was dropped; a POST never', async (t) => {
+  const { startClosingServer } = await import('../../_helpers/targets/closing-server.ts');
+  const server = await startClosingServer((req, res) => res.end(`ok ${req.method} ${req.url}`), (req) => req.url === '/always');
+  t.teardown(() => server.close());
+  const gets = await inCheck(async (ctx) => {
+    const out: string[] = [];
+    for (let i = 0; i < 4; i++) out.push((await ctx.http.request({ url: `http://127.0.0.1:${server.port}/${i}` })).body);
+    return out;
+  }, ipTarget);
+  t.is(gets.status, 'completed', gets.error);
+  t.deepEqual(gets.value, ['ok GET /0', 'ok GET /1', 'ok GET /2', 'ok GET /3']);
+  t.true(server.dropped >= 1);
+  const dropped = server.dropped;
+  const post = await inCheck((ctx) => ctx.http.request({ url: `http://127.0.0.1:${server.port}/always`, method: 'POST', body: 'x' }), ipTarget);
+  t.is(post.status, 'error');
+  t.is(server.dropped - dropped, 1, 'the POST was sent once');
+  const get = await inCheck((ctx) => ctx.http.request({ url: `http://127.0.0.1:${server.port}/always` }), ipTarget);
+  t.is(get.status, 'error');
+  t.is(server.dropped - dropped, 3, 'the GET was sent twice, then failed');
+});

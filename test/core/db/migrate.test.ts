@@ -1,27 +1,23 @@
 import test from 'ava';
-import { spawnSync } from 'node:child_process';
 import { createDb, dialectOf } from '../../../core/db/create-db.ts';
 import { migrationSource } from '../../../core/db/migrate.ts';
 import { migrations } from '../../../core/db/migrations/index.ts';
+import { runProcess } from '../../_helpers/harness/processes.ts';
 import { ROOT } from '../../_helpers/harness/spawn-service.ts';
 import { createTestDatabase } from '../../_helpers/harness/test-db.ts';
 
-function migrateCli(url: string): { code: number | null; out: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'core/db/migrate-cli.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: url },
-    encoding: 'utf8',
-  });
-  return { code: r.status, out: r.stdout + r.stderr };
+async function migrateCli(url: string): Promise<{ code: number | null; out: string }> {
+  const r = await runProcess(process.execPath, ['--import', 'tsx', 'core/db/migrate-cli.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATABASE_URL: url } });
+  return { code: r.code, out: r.stdout + r.stderr };
 }
 
 test('npm run migrate applies every migration once, then reports up to date', async (t) => {
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
-  const first = migrateCli(db.url);
+  const first = await migrateCli(db.url);
   t.is(first.code, 0, first.out);
   t.regex(first.out, new RegExp(`Applied: ${migrations.map((m) => m.name).join(', ')}`));
-  const second = migrateCli(db.url);
+  const second = await migrateCli(db.url);
   t.is(second.code, 0, second.out);
   t.regex(second.out, /Database is up to date/);
 });

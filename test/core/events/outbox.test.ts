@@ -1,4 +1,6 @@
 import test from 'ava';
+import { GapClock } from '../../../core/events/gap-clock.ts';
+import { dialectOf } from '../../../core/db/create-db.ts';
 import { eventRepository } from '../../../core/events/event-repository.ts';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
@@ -52,18 +54,83 @@ test.serial('ids increase; readAfter filters by tenant, kind and asset', async (
   t.deepEqual(asset.events.map((e) => e.data.n), [2]);
 });
 
-test.serial('a young gap in ids holds the reader back; an old one is skipped', async (t) => {
+const alert = (n: number) => ({ tenantId: null, kind: 'system.alert' as const, data: { n } });
+const ns = (r: { events: Array<{ data: Record<string, unknown> }> }) => r.events.map((e) => e.data.n);
+const mariadb = () => dialectOf(t0.ctx.db) === 'mysql';
+
+test.serial('a hole that no transaction holds (a rolled-back or deleted id) is passed at once, however young the event after it', async (t) => {
   const start = await eventRepository.latestId(t0.ctx.db);
   const now = Date.now();
-  // Simulates a transaction holding id start+1 that has not committed yet.
   await t0.ctx.db('events').insert({ id: start + 2, tenant_id: null, kind: 'system.alert', asset_id: null, data: '{"n":2}', created_at: now });
-  const held = await eventRepository.readAfter(t0.ctx.db, start, 100, 5_000, {}, now + 100);
-  t.deepEqual(held.events, []);
-  t.is(held.lastSeenId, start);
-  await t0.ctx.db('events').insert({ id: start + 1, tenant_id: null, kind: 'system.alert', asset_id: null, data: '{"n":1}', created_at: now });
-  const filled = await eventRepository.readAfter(t0.ctx.db, start, 100, 5_000, {}, now + 100);
-  t.deepEqual(filled.events.map((e) => e.data.n), [1, 2]);
-  await t0.ctx.db('events').insert({ id: start + 4, tenant_id: null, kind: 'system.alert', asset_id: null, data: '{"n":4}', created_at: now });
-  const stale = await eventRepository.readAfter(t0.ctx.db, start + 2, 100, 5_000, {}, now + 10_000);
-  t.deepEqual(stale.events.map((e) => e.data.n), [4]);
+  await t0.ctx.db('events').insert({ id: start + 5, tenant_id: null, kind: 'system.alert', asset_id: null, data: '{"n":5}', created_at: now });
+  const read = await eventRepository.readAfter(t0.ctx.db, start, 100, 60_000, {}, now, new GapClock());
+  t.deepEqual(ns(read), [2, 5]);
+  t.is(read.lastSeenId, start + 5);
+});
+
+// The MariaDB pass runs these for real; on SQLite one writer means no hole is ever held by an open transaction.
+test.serial('MariaDB: a hole held by an open transaction holds the reader back however old the next event, until it commits', async (t) => {
+  if (!mariadb()) return t.pass('SQLite: a single writer never leaves a hole behind a committed id');
+  const start = await eventRepository.latestId(t0.ctx.db);
+  const trx = await t0.ctx.db.transaction();
+  try {
+    const held = await eventRepository.append(trx, alert(1), Date.now());
+    const next = await eventRepository.append(t0.ctx.db, alert(2), Date.now() - 3_600_000);
+    t.true(held > start && next > held);
+    const gaps = new GapClock();
+    const now = Date.now();
+    t.deepEqual(ns(await eventRepository.readAfter(t0.ctx.db, start, 100, 60_000, {}, now, gaps)), []);
+    t.deepEqual(ns(await eventRepository.readAfter(t0.ctx.db, start, 100, 60_000, {}, now + 59_000, gaps)), [], 'still held: waited on');
+    await trx.commit();
+    const read = await eventRepository.readAfter(t0.ctx.db, start, 100, 60_000, {}, now + 59_500, gaps);
+    t.deepEqual(ns(read), [1, 2], 'both, in id order: nothing lost');
+    t.is(read.lastSeenId, next);
+  } finally {
+    if (!trx.isCompleted()) await trx.rollback();
+  }
+});
+
+test.serial('MariaDB: a rolled-back insert\'s hole is passed at once; a transaction stuck past the grace is passed too', async (t) => {
+  if (!mariadb()) return t.pass('SQLite: a single writer never leaves a hole behind a committed id');
+  const start = await eventRepository.latestId(t0.ctx.db);
+  const trx = await t0.ctx.db.transaction();
+  await eventRepository.append(trx, alert(1), Date.now());
+  await eventRepository.append(t0.ctx.db, alert(2), Date.now());
+  const now = Date.now();
+  t.deepEqual(ns(await eventRepository.readAfter(t0.ctx.db, start, 100, 60_000, {}, now, new GapClock())), []);
+  await trx.rollback();
+  t.deepEqual(ns(await eventRepository.readAfter(t0.ctx.db, start, 100, 60_000, {}, now, new GapClock())), [2]);
+
+  const stuck = await t0.ctx.db.transaction();
+  try {
+    const position = await eventRepository.latestId(t0.ctx.db);
+    await eventRepository.append(stuck, alert(3), Date.now());
+    await eventRepository.append(t0.ctx.db, alert(4), Date.now());
+    const gaps = new GapClock();
+    t.deepEqual(ns(await eventRepository.readAfter(t0.ctx.db, position, 100, 60_000, {}, now, gaps)), []);
+    t.deepEqual(ns(await eventRepository.readAfter(t0.ctx.db, position, 100, 60_000, {}, now + 60_000, gaps)), [4], 'held for the whole grace since first seen: passed');
+    t.deepEqual(ns(await eventRepository.readAfter(t0.ctx.db, position, 100, 60_000, {}, now + 60_000)), [], 'a reader without a clock waits on it for as long as it is held');
+  } finally {
+    await stuck.rollback();
+  }
+});
+
+test.serial('MariaDB: of several holes in one batch, the reader stops at the first one held and takes everything before it', async (t) => {
+  if (!mariadb()) return t.pass('SQLite: a single writer never leaves a hole behind a committed id');
+  const start = await eventRepository.latestId(t0.ctx.db);
+  await eventRepository.append(t0.ctx.db, alert(1), Date.now());
+  const rolled = await t0.ctx.db.transaction();
+  await eventRepository.append(rolled, alert(2), Date.now());
+  await eventRepository.append(t0.ctx.db, alert(3), Date.now());
+  await rolled.rollback();
+  const held = await t0.ctx.db.transaction();
+  try {
+    await eventRepository.append(held, alert(4), Date.now());
+    await eventRepository.append(t0.ctx.db, alert(5), Date.now());
+    t.deepEqual(ns(await eventRepository.readAfter(t0.ctx.db, start, 100, 60_000, {}, Date.now(), new GapClock())), [1, 3]);
+    await held.commit();
+    t.deepEqual(ns(await eventRepository.readAfter(t0.ctx.db, start, 100, 60_000, {}, Date.now(), new GapClock())), [1, 3, 4, 5]);
+  } finally {
+    if (!held.isCompleted()) await held.rollback();
+  }
 });

@@ -127,3 +127,23 @@ test.serial('collection lists: the change clock, including a collection that nev
   await changeClock.markChanged(t0.ctx.db, me.body.data.tenant.id, 'assets', at + 3000);
   t.is((await t0.request('GET', '/test/things', { token, headers: { 'if-modified-since': String(listed.headers['last-modified']) } })).statusCode, 200, 'a deletion or any write moves the clock');
 });
+
+test.serial('a conditional GET that fails validation is charged like any other request (no free 400s), and an empty bucket answers 429', async (t) => {
+  const token = await adminOfOwnBudget();
+  const ims = { 'if-modified-since': formatHttpDate(TEN_SECONDS_AGO() / 1000) };
+  const bad = await t0.request('GET', '/test/things?unknown=1', { token, headers: ims });
+  t.is(bad.statusCode, 400);
+  t.is(bad.body.error.code, 'validation_failed');
+  t.is(bad.headers['x-ratelimit-remaining'], '5', 'the 400 took a token');
+  for (let left = 4; left >= 0; left--) {
+    const res = await t0.request('GET', '/test/things?unknown=1', { token, headers: ims });
+    t.is(res.statusCode, 400);
+    t.is(res.headers['x-ratelimit-remaining'], String(left));
+  }
+  const refused = await t0.request('GET', '/test/things?unknown=1', { token, headers: ims });
+  t.is(refused.statusCode, 429, 'an empty bucket wins over the 400, as for requests charged before validation');
+  t.is(refused.body.error.code, 'rate_limited');
+  // A 304 still costs nothing, even now.
+  const never = await t0.request('GET', '/test/things', { token, headers: { 'if-modified-since': 'Thu, 01 Jan 1970 00:00:00 GMT' } });
+  t.is(never.statusCode, 304);
+});

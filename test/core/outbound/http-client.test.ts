@@ -109,14 +109,18 @@ test('https is required unless configured otherwise; credentials in URLs are ref
 
 test('an untrusted certificate fails as tls_failed', async (t) => {
   const untrusting = client({ caCerts: [] });
-  t.is(((await t.throwsAsync(untrusting.request({ url: `${receiver.origin}/` }))) as { code?: string }).code, 'tls_failed');
+  const failed = (await t.throwsAsync(untrusting.request({ url: `${receiver.origin}/` }))) as { code?: string; message: string };
+  t.is(failed.code, 'tls_failed');
+  t.regex(failed.message, /^TLS handshake with 127\.0\.0\.1:\d+ failed: .+ \([A-Z_]+\)\.$/);
 });
 
 test('a slow endpoint times out; a long body is truncated; redirects are not followed', async (t) => {
   const slow = await startHttpsReceiver();
   try {
     slow.respond((req) => (req.path === '/slow' ? { status: 200, delayMs: 3000 } : req.path === '/big' ? { status: 200, body: 'y'.repeat(5000) } : { status: 302, body: '' }));
-    t.is(((await t.throwsAsync(client().request({ url: `${slow.origin}/slow`, timeoutMs: 300 }))) as { code?: string }).code, 'timeout');
+    const late = (await t.throwsAsync(client().request({ url: `${slow.origin}/slow`, timeoutMs: 300 }))) as { code?: string; message: string };
+    t.is(late.code, 'timeout');
+    t.is(late.message, `No complete answer from 127.0.0.1:${slow.port} within 0.3 s.`);
     const big = await client().request({ url: `${slow.origin}/big`, maxResponseBytes: 10 });
     t.is(big.body, 'y'.repeat(10));
     t.true(big.truncated);
@@ -132,7 +136,9 @@ test('an unreachable port fails as connect_failed and a caller abort as aborted'
   const closed = await startHttpsReceiver();
   const port = closed.port;
   await closed.close();
-  t.is(((await t.throwsAsync(client().request({ url: `https://127.0.0.1:${port}/` }))) as { code?: string }).code, 'connect_failed');
+  const refused = (await t.throwsAsync(client().request({ url: `https://127.0.0.1:${port}/path-not-in-message` }))) as { code?: string; message: string };
+  t.is(refused.code, 'connect_failed');
+  t.is(refused.message, `Connection to 127.0.0.1:${port} refused (ECONNREFUSED): nothing accepts connections there.`);
   const controller = new AbortController();
   const slow = await startHttpsReceiver();
   t.teardown(() => slow.close());

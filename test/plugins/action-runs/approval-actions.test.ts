@@ -17,7 +17,7 @@ test.before(async () => {
   approverC = await token();
   const created = await app.request('POST', '/api/actions', {
     token: requester,
-    payload: { name: 'change-approval', type: 'approval', executor: 'local', config: { required_approvals: 2, expires_in_seconds: 3600, message: 'Block the range?' }, parameters: [{ name: 'range', type: 'string', required: true }] },
+    payload: { name: 'change-approval', type: 'approval', executor: 'local', config: { required_approvals: 2, expires_in_seconds: 3600, message: 'Block {{ range }} for {{hours}} h? Ticket {{ ticket }}' }, parameters: [{ name: 'range', type: 'string', required: true }, { name: 'hours', type: 'integer', default: 24 }, { name: 'ticket', type: 'string' }] },
   });
   if (created.statusCode !== 201) throw new Error(created.raw);
   actionId = created.body.data.id;
@@ -38,6 +38,8 @@ test.serial('an approval action waits in pending until its quorum approves, then
   t.truthy(run.approval_id);
   const request = await app.request('GET', `/api/approvals/${run.approval_id}`, { token: approverB });
   t.is(request.body.data.status, 'pending');
+  // The message template is filled with the run's parameters; one not given says so.
+  t.is(request.body.data.message, 'Block 203.0.113.0/24 for 24 h? Ticket (not given)');
   t.is(request.body.data.subject.id, run.execution_id);
   const self = await app.request('POST', `/api/approvals/${run.approval_id}/approve`, { token: requester, payload: {} });
   t.is(self.statusCode, 403);
@@ -74,6 +76,6 @@ test.serial('a dry run of an approval action shows the request it would make and
   const before = (await app.request('GET', '/api/approvals?per_page=100', { token: requester })).body.meta.total;
   const res = await app.request('POST', `/api/actions/${actionId}/trigger`, { token: requester, payload: { parameters: { range: '10.0.0.0/8' }, dry_run: true } });
   t.is(res.statusCode, 200);
-  t.deepEqual(res.body.data.plan.approval, { required_approvals: 2, approvers: null, expires_in_seconds: 3600, on_expiry: 'fail', message: 'Block the range?' });
+  t.deepEqual(res.body.data.plan.approval, { required_approvals: 2, approvers: null, expires_in_seconds: 3600, on_expiry: 'fail', message: 'Block 10.0.0.0/8 for 24 h? Ticket (not given)' });
   t.is((await app.request('GET', '/api/approvals?per_page=100', { token: requester })).body.meta.total, before);
 });

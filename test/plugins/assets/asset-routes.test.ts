@@ -1,5 +1,6 @@
 import test from 'ava';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
+import { assetRepository } from '../../../core/assets/asset-repository.ts';
 
 let t0: TestApp;
 test.before(async () => {
@@ -218,4 +219,33 @@ test('scopes, malformed ids and unknown ids', async (t) => {
   t.is((await t0.request('GET', '/api/assets', { token: null })).statusCode, 401);
   t.is((await t0.request('GET', '/api/assets/not-an-id')).statusCode, 400);
   t.is((await t0.request('GET', '/api/assets/ast_01M7ZD0NNG3X9SWF1J8WR7V1FB')).statusCode, 404);
+});
+
+test('detail GET reads the asset once: Last-Modified and body are the same version, a 304 reads it once too', async (t) => {
+  const { token, tenantId } = await t0.tenant();
+  const { id } = (await create(token, { name: 'once.example', type: 'domain' })).body.data;
+  // Old enough that its second is a safe Last-Modified (core/http/last-modified.ts).
+  const at = Math.floor(Date.now() / 1000) * 1000 - 10_000 + 123;
+  await t0.ctx.db('assets').where({ id }).update({ updated_at: at });
+  const reads: string[] = [];
+  const findById = assetRepository.findById;
+  assetRepository.findById = (db, tenant, assetId, forUpdate) => {
+    if (assetId === id) reads.push(tenant);
+    return findById.call(assetRepository, db, tenant, assetId, forUpdate);
+  };
+  t.teardown(() => {
+    assetRepository.findById = findById;
+  });
+  const res = await t0.request('GET', `/api/assets/${id}`, { token });
+  t.is(res.statusCode, 200);
+  t.is(res.body.data.updated_at, new Date(at).toISOString());
+  t.is(res.headers['last-modified'], new Date(Math.floor(at / 1000) * 1000).toUTCString());
+  t.deepEqual(reads, [tenantId]);
+  const cond = await t0.request('GET', `/api/assets/${id}`, { token, headers: { 'if-modified-since': String(res.headers['last-modified']) } });
+  t.is(cond.statusCode, 304);
+  t.deepEqual(reads, [tenantId, tenantId]);
+  // Another tenant: not found, read with that tenant's filter.
+  const other = await t0.tenant();
+  t.is((await t0.request('GET', `/api/assets/${id}`, { token: other.token })).statusCode, 404);
+  t.true(reads.slice(2).every((tenant) => tenant === other.tenantId));
 });

@@ -30,7 +30,7 @@ type Sev = keyof typeof VECTORS;
 
 let seq = 0;
 /** A tenant (or the given one) with one fresh asset and these findings on it. */
-async function seed(findings: Array<{ title: string; severity: Sev; description?: string; tags?: string[]; status?: string }>, tenant?: { token: string; tenantId: string }) {
+async function seed(findings: Array<{ title: string; severity: Sev; description?: string; tags?: string[]; status?: string; evidence?: Record<string, unknown> }>, tenant?: { token: string; tenantId: string }) {
   const owner = tenant ?? (await t0.tenant());
   seq += 1;
   const asset = await t0.request('POST', '/api/assets', { token: owner.token, payload: { name: `exp-${seq}-${Date.now()}.example`, type: 'domain' } });
@@ -38,11 +38,15 @@ async function seed(findings: Array<{ title: string; severity: Sev; description?
   const payload = {
     findings: findings.map((f) => ({
       asset_id: assetId, title: f.title, cvss_vector: VECTORS[f.severity], description: f.description ?? '', remediation: 'Patch it.',
-      tags: f.tags ?? [], status: f.status ?? 'open', references: ['https://example.org/advisory'], evidence: { url: 'https://x.example/login', method: 'POST' },
+      tags: f.tags ?? [], status: f.status ?? 'open', references: ['https://example.org/advisory'], evidence: f.evidence ?? { url: 'https://x.example/login', method: 'POST' },
     })),
   };
-  const res = await t0.request('POST', '/api/findings/bulk', { token: owner.token, payload });
+  const res = await t0.request('POST', '/api/findings/bulk', { token: owner.token, payload: { findings: payload.findings.map((f) => ({ ...f, evidence: { url: f.evidence.url } })) } });
   if (res.statusCode !== 201) throw new Error(res.raw);
+  // A manual finding may carry only the spec's evidence keys; scanned and imported ones
+  // carry more (port, service, files…), so the evidence is written as a scanner's would be.
+  const created = res.body.data.findings as Array<{ id: string }>;
+  for (const [i, f] of created.entries()) await t0.ctx.db('findings').where({ id: f.id }).update({ evidence: JSON.stringify(payload.findings[i]!.evidence) });
   return { ...owner, assetId, ids: res.body.data.findings.map((f: { id: string }) => f.id) as string[] };
 }
 
@@ -78,6 +82,32 @@ test('CSV export streams a file with the matching findings, sorted, with the rig
   // Ascending order and a CVSS range filter.
   const asc = await t0.request('POST', '/api/findings/export', { token: s.token, payload: { format: 'csv', filters: { asset_id: s.assetId, cvss_min: 3, cvss_max: 7.5, sort_by: 'cvss', sort_order: 'asc' } } });
   t.deepEqual((parse(asc.raw, { columns: true }) as Array<Record<string, string>>).map((r) => r.title), ['low one', 'high one']);
+});
+
+test('CSV export has a column for every evidence key of the exported findings, spec keys first, the rest sorted', async (t) => {
+  const s = await seed([
+    { title: 'open port', severity: 'high', evidence: { port: 6379, service: 'redis', version: '7.0.15', response_indicator: 'redis_version:7.0.15' } },
+    { title: 'dump', severity: 'critical', evidence: { url: 'http://x.example/db.sql', files: ['db.sql', '.env'], '=cmd': 'x' } },
+  ]);
+  // Another tenant's evidence keys never shape this tenant's header.
+  await seed([{ title: 'elsewhere', severity: 'low', evidence: { other_tenant_key: 'secret-ish' } }]);
+  const res = await t0.request('POST', '/api/findings/export', { token: s.token, payload: { format: 'csv', filters: { asset_id: s.assetId, sort_by: 'title', sort_order: 'asc' } } });
+  t.is(res.statusCode, 200);
+  const header = res.raw.split('\r\n')[0]!.split(',');
+  const evidenceColumns = header.filter((h) => h.startsWith('evidence_') || h.startsWith("'"));
+  t.deepEqual(evidenceColumns, [
+    'evidence_url', 'evidence_method', 'evidence_parameter', 'evidence_payload', 'evidence_response_indicator',
+    'evidence_=cmd', 'evidence_files', 'evidence_port', 'evidence_service', 'evidence_version',
+  ]);
+  t.false(res.raw.includes('other_tenant_key'));
+  const rows = parse(res.raw, { columns: true }) as Array<Record<string, string>>;
+  const [dump, port] = rows;
+  t.is(port!.evidence_port, '6379');
+  t.is(port!.evidence_service, 'redis');
+  t.is(port!.evidence_version, '7.0.15');
+  t.is(port!.evidence_files, '');
+  t.is(dump!.evidence_files, '["db.sql",".env"]');
+  t.is(dump!.evidence_port, '');
 });
 
 test('CSV injection: a formula behind leading white space or a full-width sign is escaped too', async (t) => {
@@ -161,7 +191,15 @@ test('PDF export has the summary charts and every finding\'s details, with non-A
   const parser = new PDFParse({ data: new Uint8Array(res.rawPayload) });
   try {
     const { text, total } = await parser.getText();
-    t.true(total >= 2, 'cover page plus details');
+    t.true(total >= 3, 'management page, charts page, details');
+    // The first page speaks to management: scope and dates in words, posture, the two tables.
+    const first = (await parser.getText({ partial: [1] })).text.replace(/\s+/g, ' ');
+    for (const expected of ['Security findings: management summary', 'Risk posture: critical.', '2 findings in scope are open or confirmed, 1 critical and 0 high',
+      'Top 10 unresolved risks', 'Riskiest assets', 'Scope: Findings on asset “exp-', 'listed by discovery date, newest first', ' UTC']) {
+      t.true(first.includes(expected), `first page lacks ${JSON.stringify(expected)}:\n${first}`);
+    }
+    t.false(first.includes('asset_id='), 'filters are in words, not query syntax');
+    t.false(first.includes('sort_by'));
     for (const expected of ['Findings by severity', 'Findings by status', '30-day trend: 2 new, 0 resolved, net change +2', 'open: 1 (50%)', 'confirmed: 1 (50%)',
       'Exposed admin console at /müller → ✓', 'Anyone can reach the console.', 'Directory listing', 'CRITICAL · CVSS 9.8', 'Remediation', 'Patch it.', 'https://example.org/advisory']) {
       t.true(text.includes(expected), `PDF text lacks ${JSON.stringify(expected)}`);

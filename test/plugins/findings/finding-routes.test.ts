@@ -111,9 +111,9 @@ test('list view, detail view, filters', async (t) => {
   t.deepEqual(await ids('cvss_min=3&cvss_max=7.5'), [high.id, med.id, low.id].sort());
   t.deepEqual(await ids('search=heartBLEED'), [high.id]);
   t.deepEqual(await ids('search=disclosure'), [high.id]);
-  t.deepEqual(await ids('search=_'), []);
+  t.deepEqual(await ids('search=heartbl*'), [high.id]);
   t.deepEqual(await ids(`severity=low,medium&asset_id=${a2}&status=open`), [low.id]);
-  for (const bad of ['severity=severe', 'severity=high,,x', 'status=fixed', 'cvss_min=11', 'cvss_max=-1', 'asset_id=nope', 'sort_by=asset', 'per_page=0', 'foo=1']) {
+  for (const bad of ['search=_', 'search=in', 'search=%22a%20b%22', 'search=%2B-*', 'severity=severe', 'severity=high,,x', 'status=fixed', 'cvss_min=11', 'cvss_max=-1', 'asset_id=nope', 'sort_by=asset', 'per_page=0', 'foo=1']) {
     t.is((await t0.request('GET', `/api/findings?${bad}`, { token })).statusCode, 400, bad);
   }
 });
@@ -181,14 +181,14 @@ test('stats: totals, by severity, by status, 30-day trend from the history', asy
   await t0.request('PUT', `/api/findings/${made[2].id}/status`, { token, payload: { status: 'false_positive' } });
   const stats = await t0.request('GET', '/api/findings/stats', { token });
   t.is(stats.statusCode, 200);
-  t.deepEqual(stats.body.data, {
+  t.like(stats.body.data, {
     total: 6,
     by_severity: { critical: 1, high: 2, medium: 1, low: 1, info: 1 },
     by_status: { open: 3, confirmed: 0, resolved: 2, false_positive: 1, accepted_risk: 0 },
     trend: { last_30_days: { new: 6, resolved: 2, net_change: 4 } },
   });
   const empty = await t0.tenant();
-  t.deepEqual((await t0.request('GET', '/api/findings/stats', { token: empty.token })).body.data.trend.last_30_days, { new: 0, resolved: 0, net_change: 0 });
+  t.like((await t0.request('GET', '/api/findings/stats', { token: empty.token })).body.data.trend.last_30_days, { new: 0, resolved: 0, net_change: 0 });
   t.is((await t0.request('GET', '/api/findings/stats?x=1', { token })).statusCode, 400);
 });
 

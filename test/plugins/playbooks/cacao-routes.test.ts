@@ -96,7 +96,7 @@ test('round trip in the same tenant after a delete: identical actions are reused
   t.is(await counts(src.tenantId), before.replace(/^(\d+)\/(\d+)\/(\d+)$/, (_m, a, p, v) => `${a}/${Number(p) + 1}/${Number(v) + 1}`));
 });
 
-test('the reference example: dry run writes nothing; the import creates the webhook action and the playbook; a second import reuses it', async (t) => {
+test('the reference example: dry run writes nothing; the import creates the webhook action and the playbook; a taken name is refused by import and dry run alike; after a delete the import reuses the action', async (t) => {
   const { token, tenantId } = await t0.tenant();
   const dry = await importDoc(token, EXAMPLE, '?dry_run=true');
   t.is(dry.statusCode, 200, dry.raw);
@@ -112,6 +112,10 @@ test('the reference example: dry run writes nothing; the import creates the webh
   t.is(twice.statusCode, 409);
   t.is(twice.body.error.code, 'playbook_exists');
   t.is(await counts(tenantId), '1/1/1');
+  // The dry run answers what the import would: the name is taken.
+  const dryTwice = await importDoc(token, EXAMPLE, '?dry_run=true');
+  t.is(dryTwice.statusCode, 409);
+  t.is(dryTwice.body.error.code, 'playbook_exists');
   t.is((await t0.request('DELETE', `/api/playbooks/${res.body.data.playbook.id}`, { token })).statusCode, 204);
   const again = await importDoc(token, EXAMPLE);
   t.is(again.statusCode, 201, again.raw);

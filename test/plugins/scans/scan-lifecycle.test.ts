@@ -23,7 +23,14 @@ test('a scan goes queued -> running -> completed with events, progress, findings
   t.is(scan.status, 'completed');
   t.is(scan.progress, 100);
   t.is(scan.error, null);
-  t.deepEqual(scan.checks, { total: 3, done: 3 });
+  t.deepEqual(scan.checks, { total: 3, done: 3, failed: 1 }, 'the scan completes, and says one check failed');
+  t.deepEqual(scan.check_results.map((c: any) => [c.check_id, c.status, c.error]), [
+    ['engine:findings', 'completed', 'invalid findings dropped: Bad vector: Invalid CVSS v3.1 vector: value "X" is not allowed for AV (one of N, A, L, P)'],
+    ['engine:slow', 'completed', null],
+    ['engine:broken', 'error', 'boom'],
+  ]);
+  t.true(scan.check_results.every((c: any) => Number.isInteger(c.duration_ms) && typeof c.completed_at === 'string'));
+  t.is(scan.scope, null, 'not a composed scan of a URL asset');
   t.is(scan.finding_count, 2, 'the invalid vector was dropped');
   t.deepEqual(scan.finding_summary, { critical: 0, high: 1, medium: 0, low: 0, info: 1 });
   t.true(scan.duration_seconds >= 0);
@@ -35,7 +42,8 @@ test('a scan goes queued -> running -> completed with events, progress, findings
   t.deepEqual((await eventsOf(t0, 'scan.created', (d) => d.scan_id === created.scan_id))[0], { scan_id: created.scan_id, asset_id: assetId, scan_type: 'web_app', priority: 'normal' });
   const done = await eventsOf(t0, 'scan.completed', (d) => d.scan_id === created.scan_id);
   t.is(done.length, 1);
-  t.like(done[0], { finding_count: 2, asset_id: assetId, status: 'completed' });
+  t.like(done[0], { finding_count: 2, asset_id: assetId, status: 'completed', checks_total: 3, checks_failed: 1 });
+  t.like(done[0].failed_checks, [{ check_id: 'engine:broken', status: 'error', error: 'boom' }]);
   t.true(Number.isInteger(done[0].duration));
   t.true((await eventsOf(t0, 'scan.progress', (d) => d.scan_id === created.scan_id)).length >= 1);
   t.is((await eventsOf(t0, 'finding.new', (d) => d.scan_id === created.scan_id)).length, 2);
@@ -65,13 +73,16 @@ test('the flat create variant, priority and the list filters', async (t) => {
   t.true(res.body.estimated_duration === null || Number.isInteger(res.body.estimated_duration));
   const scan = await waitForScan(t0, res.body.scan_id);
   t.is(scan.status, 'completed');
-  t.deepEqual(scan.checks, { total: 1, done: 1 }, 'quick runs only checks that can be critical or high');
+  t.deepEqual(scan.checks, { total: 1, done: 1, failed: 0 }, 'quick runs only checks that can be critical or high');
+  t.is(scan.check_results.length, 1);
   const list = await t0.request('GET', `/api/scans?asset_id=${assetId}&status=completed&scan_type=quick`);
   t.is(list.statusCode, 200);
   t.is(list.body.meta.total, 1);
   t.is(list.body.data[0].scan_id, res.body.scan_id);
   t.is(list.body.data[0].priority, 'high');
   t.is(list.body.data[0].asset_name, '192.0.2.11');
+  t.deepEqual(list.body.data[0].checks, { total: 1, done: 1, failed: 0 });
+  t.is(list.body.data[0].check_results, undefined, 'per-check outcomes are in the scan detail only');
   const future = new Date(Date.now() + 3600_000).toISOString();
   t.is((await t0.request('GET', `/api/scans?asset_id=${assetId}&from=${future}`)).body.meta.total, 0);
   t.is((await t0.request('GET', `/api/scans?asset_id=${assetId}&to=${future}`)).body.meta.total, 1);
@@ -84,7 +95,7 @@ test('custom scans run the checks of the given categories', async (t) => {
   const res = await create({ asset_id: assetId, scan_type: 'custom', options: { categories: ['beta'] } });
   t.is(res.statusCode, 201, res.raw);
   const scan = await waitForScan(t0, res.body.data.scan_id);
-  t.deepEqual(scan.checks, { total: 2, done: 2 });
+  t.deepEqual(scan.checks, { total: 2, done: 2, failed: 1 });
   t.is(scan.finding_count, 0);
   t.is(scan.status, 'completed', 'one check failed, the other completed: the scan completes');
 });

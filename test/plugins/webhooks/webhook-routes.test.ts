@@ -93,6 +93,45 @@ test('bad input is a 400 and writes nothing', async (t) => {
   t.is((await t0.request('PUT', '/api/webhooks/whk_00000000000000000000000000', { token, payload: {} })).statusCode, 400);
 });
 
+test('header values that are not HTTP header text are refused at create and update with a 400 naming the header; nothing changes', async (t) => {
+  const { token, tenantId } = await t0.tenant();
+  const cases: Array<[Record<string, string>, string, RegExp]> = [
+    // The README's old example: a non-ASCII ellipsis pasted into a token.
+    [{ Authorization: 'Splunk 0f3c…' }, 'headers.Authorization', /U\+2026 \(…\), which is not ASCII/],
+    [{ 'X-A': 'line\r\nbreak' }, 'headers.X-A', /line break/],
+    [{ 'X-B': 'only\nLF' }, 'headers.X-B', /line break/],
+    [{ 'X-C': 'nul\u0000byte' }, 'headers.X-C', /control character U\+0000/],
+    [{ 'X-D': 'bell\u0007' }, 'headers.X-D', /control character U\+0007/],
+    [{ 'X-E': 'del\u007f' }, 'headers.X-E', /control character U\+007F/],
+    [{ 'X-F': 'caf\u00e9' }, 'headers.X-F', /U\+00E9 \(é\), which is not ASCII/],
+    [{ 'X-G': ' padded' }, 'headers.X-G', /starts or ends with a space or tab/],
+    [{ 'X-Ok': 'fine', 'X-H': 'emoji 🔑' }, 'headers.X-H', /U\+1F511/],
+  ];
+  for (const [headers, field, message] of cases) {
+    const res = await t0.request('POST', '/api/webhooks', { token, payload: body({ headers }) });
+    t.is(res.statusCode, 400, field);
+    t.is(res.body.error.code, 'validation_failed', field);
+    const detail = (res.body.error.details as Array<{ field: string; message: string }>).find((d) => d.field === field);
+    t.truthy(detail, `${field} is named: ${res.raw}`);
+    t.regex(detail!.message, message);
+    t.regex(res.body.error.message, new RegExp(field.replace('.', '\\.')));
+    t.false(res.raw.includes('0f3c'), 'the value is not echoed');
+  }
+  t.is(Number((await t0.ctx.db('webhooks').where({ tenant_id: tenantId }).count({ n: '*' }).first())!.n), 0);
+
+  // Tabs and spaces inside a value, and every visible ASCII character, are header text.
+  const visible = Array.from({ length: 94 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
+  const created = await t0.request('POST', '/api/webhooks', { token, payload: body({ headers: { Authorization: 'Splunk\t0f3c valid', 'X-All': visible } }) });
+  t.is(created.statusCode, 201, created.raw);
+  const id = created.body.data.id as string;
+  const sealedBefore = (await t0.ctx.db('webhooks').where({ id }).first()).headers_sealed;
+  const update = await t0.request('PUT', `/api/webhooks/${id}`, { token, payload: { headers: { Authorization: 'Splunk 0f3c…' } } });
+  t.is(update.statusCode, 400);
+  t.is(update.body.error.details[0].field, 'headers.Authorization');
+  t.is((await t0.ctx.db('webhooks').where({ id }).first()).headers_sealed, sealedBefore, 'the stored headers are unchanged');
+  t.deepEqual((await t0.request('GET', `/api/webhooks/${id}`, { token })).body.data.header_names, ['Authorization', 'X-All']);
+});
+
 test('SSRF: private, link-local and metadata destinations are refused at registration', async (t) => {
   const { token } = await t0.tenant();
   for (const url of ['https://10.0.0.5/hook', 'https://169.254.169.254/latest/meta-data/', 'https://192.168.1.10/', 'https://100.64.0.1/', 'https://[fe80::1]/', 'https://[fd00::1]/', 'https://0.0.0.0/', 'https://224.0.0.1/']) {

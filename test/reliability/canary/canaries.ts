@@ -3,18 +3,7 @@
 // encoding a careless code path could write it in. A secret that must be visible exactly
 // once (a token shown at creation) names that one response; it is excluded there only, and
 // the check also proves it really was there.
-
-/** A small seeded PRNG (mulberry32): the same seed plants the same canaries. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../_helpers/harness/seeded-random.ts';
 
 /** The seed of this run: RAMPART_CANARY_SEED, or a fresh one (printed by the test). */
 export function canarySeed(): number {

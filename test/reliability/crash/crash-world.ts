@@ -9,7 +9,7 @@ type Tree = Record<string, unknown>;
 
 /** Leases and intervals short enough that a dead worker's work is taken over within about a second. */
 export const SHORT_LEASES: Tree = {
-  events: { pollIntervalMs: 50, gapGraceMs: 300, consumerLeaseMs: 1000 },
+  events: { pollIntervalMs: 50, gapGraceMs: 10_000, consumerLeaseMs: 1000 },
   executors: { pollIntervalMs: 50, leaseMs: 1000, killGraceMs: 200 },
   playbooks: { pollIntervalMs: 50, leaseMs: 1000 },
   exports: { pollIntervalMs: 50, leaseMs: 1000 },

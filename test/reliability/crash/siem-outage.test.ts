@@ -52,6 +52,8 @@ test('SIGKILL during a collector outage: after restart every queued event reache
   t.deepEqual(collector.errors, []);
   assertCounted(t, tally(framed()), all, 1, 'syslog frames per event id');
   t.deepEqual(framed(), all, 'in event order');
+  // The status is written after the batch's send, beside (not with) the cursor.
+  await eventually(async () => (await w.call('GET', `/api/integrations/siem/${siem}`)).status.last_error === null, 10_000).catch(() => undefined);
   t.is((await w.call('GET', `/api/integrations/siem/${siem}`)).status.last_error, null, 'the outage is over');
   t.deepEqual(w.workerErrors(), []);
 });

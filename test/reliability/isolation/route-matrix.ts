@@ -130,12 +130,22 @@ export const FILTER_MATRIX: Record<string, (a: SeededTenant) => string[]> = {
   'GET /api/scan-schedules?asset_id': (a) => [`/api/scan-schedules?asset_id=${a.ids.asset}`],
   'GET /api/approvals?subject_id': (a) => [`/api/approvals?subject_id=${a.ids.execution}`, `/api/approvals?subject_kind=playbook_run&subject_id=${a.ids.playbookRun}`],
   // The event stream is checked live in its own test (it never ends, so it cannot be injected).
+  // The import's ids name where results go, not what is listed: checked in bodyReferences.
+  'POST /api/findings/import?asset_id': () => [],
+  'POST /api/findings/import?scan_id': () => [],
   'GET /api/events/stream?asset_id': () => [],
 };
 
 /** Routes with a path parameter that hold no tenant data, and why. */
 export const EXEMPT: Record<string, string> = {
   'GET /docs/assets/{file}': 'public API documentation files (Swagger UI), no tenant data',
+  'GET /console/{path*}': 'the console\'s own static files and its single-page entry, no tenant data',
+  'GET /console/vendor/{file}': 'pinned browser libraries served from node_modules, no tenant data',
+};
+
+/** Routes outside the tenant token's world: B's token is not theirs to call. */
+export const NOT_TENANT_ROUTES: Record<string, string> = {
+  'GET /metrics': 'its own scrape token (404 while unset); tested in test/plugins/metrics',
 };
 
 /**
@@ -144,7 +154,10 @@ export const EXEMPT: Record<string, string> = {
  */
 export function bodyReferences(a: SeededTenant, b: Attacker): Array<{ method: string; url: string; payload: unknown }> {
   const vector = 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N';
+  const zap = { '@version': '2.14.0', site: [{ '@name': 'https://bravo.example', '@host': 'bravo.example', '@port': '443', '@ssl': 'true', alerts: [{ pluginid: '10020', alertRef: '10020', alert: 'Missing Anti-clickjacking Header', name: 'Missing Anti-clickjacking Header', riskcode: '2', confidence: '2', riskdesc: 'Medium (Medium)', desc: 'x', instances: [{ uri: 'https://bravo.example/', method: 'GET', param: 'x-frame-options', attack: '', evidence: '' }], count: '1', solution: 'x', reference: '', cweid: '1021', wascid: '15', sourceid: '10' }] }] };
   return [
+    { method: 'POST', url: `/api/findings/import?format=zap&asset_id=${a.ids.asset}`, payload: zap },
+    { method: 'POST', url: `/api/findings/import?format=zap&asset_id=${b.ids.asset}&scan_id=${a.ids.scan}`, payload: zap },
     { method: 'POST', url: '/api/findings', payload: { asset_id: a.ids.asset, title: 'x', cvss_vector: vector } },
     { method: 'POST', url: '/api/findings', payload: { asset_id: b.ids.asset, scan_id: a.ids.scan, title: 'x', cvss_vector: vector } },
     { method: 'POST', url: '/api/findings/bulk', payload: { findings: [{ asset_id: a.ids.asset, title: 'x', cvss_vector: vector }] } },

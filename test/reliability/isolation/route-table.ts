@@ -36,17 +36,6 @@ export function routeTable(server: Server): TableRoute[] {
   });
 }
 
-/** A small seeded generator (mulberry32), so the shuffled order of a failing run can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let x = s;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function shuffle<T>(items: T[], random: () => number): T[] {
   const out = [...items];

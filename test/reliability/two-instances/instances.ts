@@ -130,16 +130,5 @@ export async function createTenant(via: Instance, adminToken: string, name: stri
   return { tenantId, token: token.body.data.token as string };
 }
 
-/** mulberry32: the seed (printed) fixes which instance gets each request. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const SEED = process.env.RAMPART_TWO_INSTANCES_SEED ? Number(process.env.RAMPART_TWO_INSTANCES_SEED) : Math.floor(Math.random() * 2 ** 31);

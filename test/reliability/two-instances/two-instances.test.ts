@@ -10,7 +10,8 @@ import { eventually } from '../../_helpers/harness/eventually.ts';
 import { serviceAvailable } from '../../_helpers/harness/local-service.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../../_helpers/receivers/https-receiver.ts';
 import { openSse, type SseClient } from '../../_helpers/receivers/sse-client.ts';
-import { createTenant, REDIS_URL, SEED, seededRandom, startCluster, type Cluster, type Instance } from './instances.ts';
+import { seededRandom } from '../../_helpers/harness/seeded-random.ts';
+import { createTenant, REDIS_URL, SEED, startCluster, type Cluster, type Instance } from './instances.ts';
 
 // Two `--role api,worker` processes on one MariaDB database and one Redis. The four
 // promises of docs/operations.md "More than one machine", counted from the outside.

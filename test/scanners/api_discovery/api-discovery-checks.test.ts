@@ -59,3 +59,24 @@ test('verbose-errors: a stack trace on a malformed URL is reported; generic erro
   t.deepEqual(await run(verboseErrors, tidy), []);
   t.deepEqual(await run(verboseErrors, plain), []);
 });
+
+test('verbose-errors: probes the server drops are logged and the others still run; a server that answers none fails the check', async (t) => {
+  // Resets the connection on the malformed paths, leaks a Python traceback on broken JSON.
+  const picky = await startHttpTarget((req, res) => {
+    if ((req.url ?? '').includes('%')) return void req.socket.destroy();
+    if (req.method === 'POST') {
+      res.statusCode = 500;
+      return void res.end('Traceback (most recent call last):\n  File "/srv/app/api.py", line 12, in post\nValueError: bad JSON');
+    }
+    res.end('ok');
+  });
+  const silent = await startHttpTarget((req) => void req.socket.destroy());
+  t.teardown(() => Promise.all([picky.close(), silent.close()]));
+  const answered = await runCheck(verboseErrors, urlTarget(`${picky.url}/`), { timeoutMs: 15_000 });
+  t.is(answered.status, 'completed', String(answered.error));
+  t.deepEqual(answered.findings.map((f) => f.title), ['Stack trace disclosed (Python) on truncated JSON body']);
+  t.true(answered.logs.some((l) => /GET .*\/%.* failed .*other probes/.test(l.message)), 'the dropped probe is in the scan log');
+  const none = await runCheck(verboseErrors, urlTarget(`${silent.url}/`), { timeoutMs: 15_000 });
+  t.is(none.status, 'error');
+  t.deepEqual(none.findings, []);
+});

@@ -54,6 +54,8 @@ test.before(async () => {
       ],
     },
     { name: 'bare.test', records: [a('bare.test', '127.0.0.1')] },
+    // Signed, with a key set too large for its UDP answers.
+    { name: 'bigkeys.test', signed: true, truncateDnskeyOverUdp: true, records: [a('bigkeys.test', '127.0.0.1')] },
   ]);
 });
 test.after.always(() => server?.close());
@@ -114,6 +116,11 @@ test('dangling-cname: a CNAME to a name that is NXDOMAIN is reported; one to a l
   // With include_subdomains the wordlist names are checked too.
   const viaWordlist = await run(danglingCname, 'bad.test', { include_subdomains: true, subdomain_wordlist: ['shop', 'www'] });
   t.deepEqual(viaWordlist.map((x) => x.location), ['shop.bad.test']);
+});
+
+test('dnssec: a truncated UDP answer is asked again over TCP, so a signed zone with a large key set is not reported', async (t) => {
+  t.deepEqual(await run(dnssec, 'bigkeys.test'), []);
+  t.true(server.queries.some((q) => q.name === 'bigkeys.test' && q.type === 'DNSKEY' && (q as { tcp?: boolean }).tcp === true), 'the DNSKEY question went over TCP');
 });
 
 test('dnssec: an unsigned zone is reported; a zone with DNSKEY is silent', async (t) => {

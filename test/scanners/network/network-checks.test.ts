@@ -76,7 +76,7 @@ test('services runs the port checks on each live host; every finding names its h
   t.deepEqual(a.findings.map((f) => f.title).sort(), [
     `127.0.2.2: Open port ${port}/tcp (http)`,
     `127.0.2.3: Open port ${port}/tcp (redis)`,
-    '127.0.2.3: Redis accepts commands without authentication',
+    '127.0.2.3: Redis accepts commands without authentication, reachable on this host only',
   ]);
   for (const f of a.findings) t.regex(f.location!, /^127\.0\.2\.[23]:/);
   t.true(a.findings.every((f) => f.evidence!.host === f.location!.split(':')[0]));

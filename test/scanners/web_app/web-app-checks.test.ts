@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { runCheck } from '../../../core/author-kit/index.ts';
-import { cookies } from '../../../scanners/web_app/checks/cookies.ts';
+import { cookies, sessionCookieName } from '../../../scanners/web_app/checks/cookies.ts';
 import { cors } from '../../../scanners/web_app/checks/cors.ts';
 import { directoryListing } from '../../../scanners/web_app/checks/directory-listing.ts';
 import { exposedFiles } from '../../../scanners/web_app/checks/exposed-files.ts';
@@ -44,25 +44,36 @@ test('security-headers: a page served without Content-Type whose body is HTML is
       if (a.status !== 'completed') throw new Error(`${a.status} ${a.error}`);
       return a.findings;
     };
-    const [f, ...rest] = await judge(sniffed.url);
-    t.is(rest.length, 0);
-    t.deepEqual(f!.evidence!.missing, ['Content-Type', 'Content-Security-Policy', 'X-Frame-Options (or CSP frame-ancestors)', 'X-Content-Type-Options: nosniff', 'Referrer-Policy']);
+    const found = await judge(sniffed.url);
+    t.deepEqual(found.map((f) => f.evidence!.header), ['Content-Type', 'Content-Security-Policy', 'X-Frame-Options (or CSP frame-ancestors)', 'X-Content-Type-Options: nosniff', 'Referrer-Policy']);
     t.deepEqual(await judge(notHtml.url), []);
   } finally {
     await Promise.all([sniffed.close(), notHtml.close()]);
   }
 });
 
-test('security-headers: positive lists what is absent, negative is silent', async (t) => {
-  const [f, ...rest] = await run(securityHeaders, bad);
-  t.is(rest.length, 0);
-  t.deepEqual(f!.evidence!.missing, ['Content-Security-Policy', 'X-Frame-Options (or CSP frame-ancestors)', 'X-Content-Type-Options: nosniff', 'Referrer-Policy']);
+test('security-headers: one finding per absent header, negative is silent', async (t) => {
+  const found = await run(securityHeaders, bad);
+  t.deepEqual(found.map((f) => f.title), [
+    'Missing security header: Content-Security-Policy',
+    'Missing security header: X-Frame-Options (or CSP frame-ancestors)',
+    'Missing security header: X-Content-Type-Options: nosniff',
+    'Missing security header: Referrer-Policy',
+  ]);
+  t.deepEqual(found[0]!.evidence!.pages, ['/', '/login']);
   t.deepEqual(await run(securityHeaders, good), []);
 });
 
+test('cookie names: sessions and logins are recognised, a name merely starting with "sid" is not', (t) => {
+  for (const name of ['PHPSESSID', 'JSESSIONID', 'connect.sid', 'sid', 'sid_tt', 'app-sid', 'laravel_session', 'auth_token', 'remember_me', 'ASP.NET_SessionId']) t.true(sessionCookieName(name), name);
+  for (const name of ['sidebar_state', 'sidenav', 'theme', 'consent', 'lang', '_ga']) t.false(sessionCookieName(name), name);
+});
+
 test('cookies: a bare session cookie is reported without its value; a hardened one is not', async (t) => {
-  const [f] = await run(cookies, bad);
-  t.deepEqual((f!.evidence!.cookies as Array<{ missing: string[] }>)[0]!.missing, ['Secure', 'HttpOnly', 'SameSite']);
+  const [f, ...rest] = await run(cookies, bad);
+  t.is(rest.length, 0, 'over HTTPS there is no cleartext-cookie finding');
+  t.is(f!.title, 'Cookie without protective attributes: sid');
+  t.deepEqual(f!.evidence!.missing, ['Secure', 'HttpOnly', 'SameSite']);
   t.false(JSON.stringify(f).includes('s3cr3t'));
   t.deepEqual(await run(cookies, good), []);
 });
@@ -109,7 +120,17 @@ test('open-redirect: /login?next= to a foreign host is reported; a redirect to a
   t.deepEqual(await run(openRedirect, good), []);
 });
 
-test('exposed-files: only with enable_bruteforce, only files whose content proves them (no soft-404 hits)', async (t) => {
+test('open-redirect and directory-listing stay within max_requests and say when it ran out', async (t) => {
+  // The start page alone takes the 15 common redirect names: a budget of 10 cannot cover them.
+  const a = await runCheck(openRedirect, urlTarget(`${bad.url}/`), { timeoutMs: 15_000, options: { max_depth: 3, max_pages: 10, max_requests: 10 } });
+  t.is(a.status, 'completed');
+  t.true(a.logs.some((l) => l.level === 'WARN' && /request budget of 10 used up: \d+ redirect probe\(s\) not sent/.test(l.message)), JSON.stringify(a.logs));
+  const b = await runCheck(directoryListing, urlTarget(`${bad.url}/`), { timeoutMs: 15_000, options: { max_depth: 3, max_pages: 10, max_requests: 10 } });
+  t.is(b.status, 'completed');
+  t.false(b.logs.some((l) => /request budget/.test(l.message)), 'a few parent directories fit the budget');
+});
+
+test('exposed-files: names are probed only with enable_bruteforce, and only files whose content proves them count (no soft-404 hits)', async (t) => {
   t.deepEqual(await run(exposedFiles, bad), []);
   const found = await run(exposedFiles, bad, { enable_bruteforce: true });
   t.deepEqual(found.map((f) => new URL(f.location!).pathname).sort(), ['/.env', '/.git/config']);

@@ -1,0 +1,22 @@
+// Loaded into every ava worker process (ava.config.mjs). With RAMPART_TEST_TIMES=<file>, each
+// test file's process appends "<test file>\t<start ms>\t<end ms>" to that file when it exits,
+// so .ci/run can report the slowest files. ava names the file in its first IPC message.
+import { appendFileSync } from 'node:fs';
+
+const out = process.env.RAMPART_TEST_TIMES;
+if (out) {
+  const started = Date.now();
+  let file = null;
+  const find = (value, depth = 0) => {
+    if (file || depth > 6 || value === null || value === undefined) return;
+    if (typeof value === 'string') {
+      if (/\.test\.ts$/.test(value)) file = value;
+    } else if (typeof value === 'object') {
+      for (const v of Object.values(value)) find(v, depth + 1);
+    }
+  };
+  process.on('message', (message) => find(message));
+  process.on('exit', () => {
+    if (file) appendFileSync(out, `${file.replace(/^.*?\/test\//, 'test/')}\t${started}\t${Date.now()}\n`);
+  });
+}
