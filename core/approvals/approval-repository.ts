@@ -147,6 +147,11 @@ export const approvalRepository = {
     return approvalQueue.claim(db, { token, now, leaseMs, limit });
   },
 
+  /** True while `token` holds the row's lease: only the holder may call its handler. */
+  async holds(db: Queryable, id: string, token: string): Promise<boolean> {
+    return (await db('approval_requests').where({ id, locked_by: token }).first('id')) !== undefined;
+  },
+
   /** A pending row claimed by the sweeper that turned out not to be due: give it back. */
   async release(db: Queryable, id: string, token: string): Promise<boolean> {
     return approvalQueue.release(db, id, token);

@@ -194,6 +194,8 @@ export class ApprovalService {
     if (!req) return;
     // Not ours to handle (still pending) or handled already: let the lease go, keep the row as it is.
     if (req.status === 'pending') return void (await approvalRepository.release(this.#db, id, token));
+    // A decision may have resolved the row after the sweeper claimed it: the resolver took the lease and calls the handler itself.
+    if (!(await approvalRepository.holds(this.#db, id, token))) return;
     if (req.resolutionHandledAt !== null) return void (await approvalRepository.settle(this.#db, id, token));
     const handler = this.#handlers.get(req.subject.kind);
     try {

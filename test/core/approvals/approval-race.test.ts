@@ -1,7 +1,8 @@
 import test from 'ava';
+import { approvalRepository } from '../../../core/approvals/approval-repository.ts';
 import { RampartError } from '../../../core/errors.ts';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
-import { approvalFixture, newRequest, principal, type ApprovalFixture } from './approval-fixture.ts';
+import { approvalFixture, newRequest, RETRY_MS, principal, type ApprovalFixture } from './approval-fixture.ts';
 
 let t0: TestApp;
 let f: ApprovalFixture;
@@ -66,4 +67,34 @@ test.serial('a decision racing the sweeper\'s expiry: exactly one resolution', a
     t.is(decided.status, 'rejected');
     t.deepEqual(f.calls.get(req.id), ['denied']);
   }
+});
+
+test.serial('a decision that resolves the request after the sweeper claimed it: the sweeper leaves the handler to the decider\'s lease', async (t) => {
+  const req = await f.service.request(newRequest(tenantId, principal(tenantId), { expiresInSeconds: 5, onExpiry: 'deny' }));
+  f.clock.now += 5_000;
+  // The decider's handler call fails, so the resolution stays unhandled while the sweeper looks at it.
+  f.failures.set(req.id, 1);
+  // Runs the racing decision exactly between the sweeper's claim and its read of the row.
+  const find = approvalRepository.find;
+  let raced = false;
+  approvalRepository.find = async (...args: Parameters<typeof find>) => {
+    if (args[1] === null && args[2] === req.id && !raced) {
+      raced = true;
+      await t.throwsAsync(f.service.decide(principal(tenantId), req.id, 'approve'), { message: /already denied/ });
+    }
+    return find(...args);
+  };
+  try {
+    await f.sweeper.runOnce();
+  } finally {
+    approvalRepository.find = find;
+  }
+  t.true(raced);
+  t.deepEqual(f.calls.get(req.id), ['denied'], 'only the decider called the handler');
+  t.like(await t0.ctx.db('approval_requests').where({ id: req.id }).first(), { status: 'denied', resolved_by: 'expiry', due_at: f.clock.now + RETRY_MS });
+  // The failed call is retried by the sweeper once its retry is due, and only then.
+  f.clock.now += RETRY_MS;
+  await f.sweeper.runOnce();
+  t.deepEqual(f.calls.get(req.id), ['denied', 'denied']);
+  t.like(await t0.ctx.db('approval_requests').where({ id: req.id }).first(), { due_at: null });
 });
