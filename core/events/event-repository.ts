@@ -1,8 +1,8 @@
-import type { Queryable } from '../db/create-db.ts';
+import { dialectOf, type Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { toIsoRequired } from '../time.ts';
 import type { GapClock } from './gap-clock.ts';
-import { readablePrefix } from './gap-probe.ts';
+import { readablePrefix, type HoleState } from './readable-prefix.ts';
 import type { PlatformEvent } from '../plugin-api/index.ts';
 import type { StoredEventKind } from '../domain/event-kinds.ts';
 
@@ -41,6 +41,9 @@ export interface ReadFilter {
   since?: number;
 }
 
+// MariaDB answers NOWAIT with "lock wait timeout"; MySQL 8 with its own code.
+const LOCKED = new Set([1205, 3572]);
+
 export const eventRepository = {
   async append(db: Queryable, event: NewEvent, now: number): Promise<number> {
     const [id] = await db('events').insert({
@@ -67,14 +70,14 @@ export const eventRepository = {
    * MariaDB a transaction holding a lower id may commit after one holding a higher
    * id; a reader that moved its cursor past that hole would lose the event. So the
    * batch stops before a hole that an open transaction still holds
-   * (gap-probe.ts asks the database, it does not guess from the clock) and the reader
+   * (`probeHole` asks the database; readable-prefix.ts walks the holes) and the reader
    * comes back later; a hole nothing holds (a rolled-back insert) is passed at once.
    * With the reader's `gaps` clock, a hole held for `gapGraceMs` since the reader first
    * saw it is passed too: a stuck transaction does not stop every reader.
    */
   async readAfter(db: Queryable, afterId: number, limit: number, gapGraceMs: number, filter: ReadFilter = {}, now = Date.now(), gaps?: GapClock): Promise<{ events: PlatformEvent[]; lastSeenId: number }> {
     const rows = (await db('events').where('id', '>', afterId).orderBy('id', 'asc').limit(limit)) as EventRow[];
-    const taken = await readablePrefix(db, afterId, rows.map((r) => Number(r.id)), gapGraceMs, now, gaps);
+    const taken = await readablePrefix(rows.map((r) => Number(r.id)), afterId, (a, b) => eventRepository.probeHole(db, a, b), gapGraceMs, now, gaps);
     const accepted = rows.slice(0, taken);
     const lastSeenId = accepted.length ? Number(accepted[accepted.length - 1]!.id) : afterId;
     gaps?.passed(lastSeenId);
@@ -85,6 +88,24 @@ export const eventRepository = {
       .filter((r) => filter.since === undefined || Number(r.created_at) >= filter.since)
       .map(toEvent);
     return { events, lastSeenId };
+  },
+
+  /**
+   * Are the missing ids strictly between `afterId` and `beforeId` held by open
+   * transactions? An insert that has not committed keeps its new row locked, so a
+   * locking read over the range fails at once (NOWAIT) if any such row is there, and
+   * otherwise returns what is committed. SQLite has one writer, whose open insert is
+   * always above every committed id: `null`, no hole can be held there.
+   */
+  async probeHole(db: Queryable, afterId: number, beforeId: number): Promise<HoleState | null> {
+    if (dialectOf(db) !== 'mysql') return null;
+    try {
+      const [rows] = (await db.raw('SELECT id FROM events WHERE id > ? AND id < ? LOCK IN SHARE MODE NOWAIT', [afterId, beforeId])) as [Array<{ id: number | string }>];
+      return { open: false, committed: rows.map((r) => Number(r.id)) };
+    } catch (err) {
+      if (LOCKED.has((err as { errno?: number }).errno ?? 0)) return { open: true };
+      throw err;
+    }
   },
 
   async latestId(db: Queryable): Promise<number> {

@@ -1,6 +1,6 @@
 /**
  * A reader's memory of the holes in event ids it is waiting on: when it first saw each.
- * A hole an open transaction holds is waited on (gap-probe.ts); this clock bounds the
+ * A hole an open transaction holds is waited on (readable-prefix.ts); this clock bounds the
  * wait, so one stuck transaction cannot stop a reader for good.
  */
 export class GapClock {
