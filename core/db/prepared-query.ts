@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { dialectOf, type Queryable } from './create-db.ts';
+import { inlineLimit } from './inline-limit.ts';
 import { ImmediateSqliteClient, sqliteBindings } from './sqlite-client.ts';
 import type { SqliteStatement } from './statement-cache.ts';
 
@@ -61,7 +62,8 @@ export class PreparedQuery<P extends Param[]> {
   /** The SQL for this database's dialect and where each binding comes from (compiled on first use). */
   #compile(db: Queryable, arity: number): Compiled {
     const marks = Array.from({ length: arity }, (_, i) => `${MARK}${i}\u0000`);
-    const { sql, bindings } = this.#build(db, ...(marks as P)).toSQL().toNative();
+    const native = this.#build(db, ...(marks as P)).toSQL().toNative();
+    const { sql, bindings } = dialectOf(db) === 'mysql' ? native : inlineLimit(native.sql, native.bindings);
     if (sql.includes(MARK)) throw new Error(`Prepared query: a parameter was spliced into the SQL instead of bound: ${sql}`);
     const params = bindings.map((b) => (typeof b === 'string' && b.startsWith(MARK) ? marks.indexOf(b) : -1));
     const missing = marks.findIndex((_, i) => !params.includes(i));

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
 import { StatementCache, type SqliteStatement } from './statement-cache.ts';
+import { inlineLimit } from './inline-limit.ts';
 
 // knex's own better-sqlite3 client, extended rather than copied (knex exports no path
 // for it, so it is required by file).
@@ -40,7 +41,8 @@ export function sqliteBindings(bindings: readonly unknown[] | undefined): unknow
  * was a 500 under load. IMMEDIATE takes the write lock up front, so a second writer waits
  * (busy_timeout) instead of failing. Nested transactions still use savepoints.
  *
- * Two speed-ups, neither changing what a query sees:
+ * Speed-ups, none changing what a query sees (an integer LIMIT is also written into the
+ * SQL text: core/db/inline-limit.ts):
  * - statements are prepared once per connection and kept (StatementCache): knex's client
  *   prepares every query anew, and SQLite's parse-and-plan was the largest single cost of
  *   an API request;
@@ -70,17 +72,17 @@ export class ImmediateSqliteClient extends BetterSqlite3Client {
     if (!obj.sql) throw new Error('The query is empty');
     if (!connection) throw new Error('No connection provided');
     const safeIntegers = obj.options?.safeIntegers;
+    const { sql, bindings } = inlineLimit(obj.sql, sqliteBindings(obj.bindings));
     let statement: SqliteStatement;
     if (typeof safeIntegers === 'boolean') {
       // A per-call integer mode would leak into the next user of a shared statement.
-      statement = connection.prepare(obj.sql);
+      statement = connection.prepare(sql);
       statement.safeIntegers(safeIntegers);
     } else {
       let cache = statementsOf.get(connection);
       if (!cache) statementsOf.set(connection, (cache = new StatementCache(connection)));
-      statement = cache.get(obj.sql);
+      statement = cache.get(sql);
     }
-    const bindings = sqliteBindings(obj.bindings);
     if (statement.reader) {
       obj.response = statement.all(bindings);
       return obj;
