@@ -40,7 +40,6 @@ export class LeaseQueue {
     const want = o.limit ?? 1;
     // With a per-key limit each claim is checked on its own: a batch could overrun a key by itself.
     const step = this.spec.perKey ? 1 : want;
-    // A set: on SQLite the rows are read back by token, which also returns this call's earlier steps.
     const ids = new Set<string>();
     while (ids.size < want) {
       const before = ids.size;
@@ -68,11 +67,11 @@ export class LeaseQueue {
   }
 
   async #claimSqlite(db: Queryable, pass: ClaimPass, o: ClaimOptions, limit: number): Promise<string[]> {
-    const { table, idColumn, tokenColumn } = this.spec;
-    // One statement: atomic under SQLite's single writer, and it waits on busy_timeout.
-    const n = await db(table).whereIn(idColumn, this.#candidates(db, pass, o.now, limit)).update(this.#claimed(db, o));
-    if (!n) return [];
-    return ((await db(table).where(tokenColumn, o.token).pluck(idColumn)) as Array<string | number>).map(String);
+    const { table, idColumn } = this.spec;
+    // One statement: atomic under SQLite's single writer, and it waits on busy_timeout. RETURNING names the rows it
+    // took; reading them back by token scanned the whole table (no index on the token), per claim.
+    const rows = (await db(table).whereIn(idColumn, this.#candidates(db, pass, o.now, limit)).update(this.#claimed(db, o), [idColumn])) as Array<Record<string, string | number>>;
+    return rows.map((r) => String(r[idColumn]));
   }
 
   async #claimLocking(db: Queryable, pass: ClaimPass, o: ClaimOptions, limit: number): Promise<string[]> {
