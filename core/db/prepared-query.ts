@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { dialectOf, type Queryable } from './create-db.ts';
 import { inlineLimit } from './inline-limit.ts';
+import { objectRows } from './object-rows.ts';
 import { ImmediateSqliteClient, sqliteBindings } from './sqlite-client.ts';
 import type { SqliteStatement } from './statement-cache.ts';
 
@@ -90,7 +91,7 @@ export class PreparedQuery<P extends Param[]> {
       if (value === undefined) throw new Error(`Undefined binding in prepared query: ${sql}`);
       values[i] = value;
     }
-    if (via.kind === 'sqlite') return first ? via.statement.get(values) : via.statement.all(values);
+    if (via.kind === 'sqlite') return first ? objectRows.get(via.statement, values) : objectRows.all(via.statement, values);
     const rows = (via.kind === 'mysql' ? await execute(db.client as unknown as PooledClient, sql, values) : await db.raw(sql, values as Knex.RawBinding[])) as unknown[];
     return first ? rows[0] : rows;
   }

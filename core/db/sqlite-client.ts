@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
 import { StatementCache, type SqliteStatement } from './statement-cache.ts';
 import { inlineLimit } from './inline-limit.ts';
+import { objectRows } from './object-rows.ts';
 
 // knex's own better-sqlite3 client, extended rather than copied (knex exports no path
 // for it, so it is required by file).
@@ -84,7 +85,7 @@ export class ImmediateSqliteClient extends BetterSqlite3Client {
       statement = cache.get(sql);
     }
     if (statement.reader) {
-      obj.response = statement.all(bindings);
+      obj.response = typeof safeIntegers === 'boolean' ? statement.all(bindings) : objectRows.all(statement, bindings as unknown[]);
       return obj;
     }
     const response = statement.run(bindings) as { lastInsertRowid: unknown; changes: number };
