@@ -3,11 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import knexPkg from 'knex';
+import { freshBenchDatabase } from './_lib/bench-database.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { createApp, type App } from '../core/app.ts';
 import { routePlugins } from '../plugins/index.ts';
-import { mysqlConnection } from '../core/db/create-db.ts';
 import { TENANT_SCOPES } from '../core/domain/scopes.ts';
 import { generateToken } from '../core/auth/token-codec.ts';
 import { writeReportSection } from './_lib/report.ts';
@@ -99,21 +98,6 @@ async function bulkImport(app: App, token: string): Promise<{ seconds: number; i
   return { seconds: (Date.now() - started) / 1000, ...body.data };
 }
 
-async function prepareMysql(url: string): Promise<string> {
-  const u = new URL(url.replace(/^mariadb:/, 'mysql:'));
-  const name = u.pathname.replace(/^\//, '') || 'rampart_bench';
-  if (!/^rampart_bench\w*$/.test(name)) throw new Error(`Refusing to reset database "${name}": the benchmark only uses databases named rampart_bench*`);
-  const admin = knexPkg({ client: 'mysql2', connection: { ...mysqlConnection(url), database: undefined } });
-  try {
-    await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
-    await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
-  } finally {
-    await admin.destroy();
-  }
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
 type Timing = Awaited<ReturnType<typeof timeInject>>;
 
 /** The reads timed at both sizes; searches name a word of ~0.1 % of the findings, a phrase with a word of all of them, a prefix, a common word. */
@@ -141,7 +125,7 @@ interface SizeRun {
 /** Seeds `findings` rows into a fresh database, fills the counters, times READS; `more` runs with the app still up. */
 async function runSize(engine: 'sqlite' | 'mysql', findings: number, more?: (app: App, token: string, tenantId: string) => Promise<void>): Promise<SizeRun> {
   const work = mkdtempSync(join(tmpdir(), 'rampart-bench-'));
-  const url = engine === 'sqlite' ? `sqlite:${join(work, 'bench.db')}` : await prepareMysql(mysqlBase!);
+  const url = engine === 'sqlite' ? `sqlite:${join(work, 'bench.db')}` : await freshBenchDatabase(mysqlBase!, 'rampart_bench');
   const config = loadConfig({
     env: {},
     overrides: {

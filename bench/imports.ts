@@ -4,11 +4,10 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { request } from 'undici';
-import knexPkg from 'knex';
+import { freshBenchDatabase } from './_lib/bench-database.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { createApp } from '../core/app.ts';
 import { routePlugins } from '../plugins/index.ts';
-import { mysqlConnection } from '../core/db/create-db.ts';
 import { TENANT_SCOPES } from '../core/domain/scopes.ts';
 import { generateToken } from '../core/auth/token-codec.ts';
 import { writeReportSection } from './_lib/report.ts';
@@ -110,24 +109,9 @@ async function upload(base: string, token: string, query: string, file: string):
   return (JSON.parse(text) as { data: Record<string, number> }).data;
 }
 
-async function prepareMysql(url: string): Promise<string> {
-  const u = new URL(url.replace(/^mariadb:/, 'mysql:'));
-  const name = u.pathname.replace(/^\//, '') || 'rampart_bench_imports';
-  if (!/^rampart_bench\w*$/.test(name)) throw new Error(`Refusing to reset database "${name}": the benchmark only uses databases named rampart_bench*`);
-  const admin = knexPkg({ client: 'mysql2', connection: { ...mysqlConnection(url), database: undefined } });
-  try {
-    await admin.raw(`DROP DATABASE IF EXISTS \`${name}\``);
-    await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
-  } finally {
-    await admin.destroy();
-  }
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
 async function runEngine(engine: 'sqlite' | 'mysql', files: Record<string, string>): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'rampart-bench-imports-'));
-  const url = engine === 'sqlite' ? `sqlite:${join(work, 'bench.db')}` : await prepareMysql(mysqlBase!);
+  const url = engine === 'sqlite' ? `sqlite:${join(work, 'bench.db')}` : await freshBenchDatabase(mysqlBase!, 'rampart_bench_imports');
   const config = loadConfig({ env: {}, overrides: { database: { url }, log: { level: 'warn' }, server: { host: '127.0.0.1', port: 0 }, auth: { bootstrapAdminToken: generateToken() }, rateLimit: { enabled: false }, secrets: { key: randomBytes(32).toString('base64') }, imports: { spoolDir: work } } });
   const app = await createApp(config, { routes: routePlugins, roles: ['api'] });
   const lines = [`Results per file: ${RESULTS.toLocaleString('en')} (and ${SMALL.toLocaleString('en')} for the memory comparison). Import over a real socket into an empty database (first import), then the same file again (every result already known).`, '', '| file | size | plain parse s (baseline) | parse heap held | import s | ratio import/parse | results/s | import peak RSS | import peak heap | heap held after the import (full GC) | re-import s |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
