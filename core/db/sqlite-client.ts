@@ -42,8 +42,9 @@ export function sqliteBindings(bindings: readonly unknown[] | undefined): unknow
  * was a 500 under load. IMMEDIATE takes the write lock up front, so a second writer waits
  * (busy_timeout) instead of failing. Nested transactions still use savepoints.
  *
- * Speed-ups, none changing what a query sees (an integer LIMIT is also written into the
- * SQL text: core/db/inline-limit.ts):
+ * Speed-ups, none changing what a query sees (besides these, an integer LIMIT is written
+ * into the SQL text, core/db/inline-limit.ts, and a kept statement's rows are built by
+ * core/db/object-rows.ts):
  * - statements are prepared once per connection and kept (StatementCache): knex's client
  *   prepares every query anew, and SQLite's parse-and-plan was the largest single cost of
  *   an API request;
