@@ -80,6 +80,8 @@ test.serial('start only by the claiming agent, once; logs reach the run and leav
   t.deepEqual(await service.heartbeat(one.principal, claimed!.id, [{ level: 'INFO', message: 'blocking 10.0.0.1' }, { level: 'WARN', message: 'slow' }]), { cancel: false });
   await eventually(async () => r.lines.length === 2);
   t.deepEqual(r.lines, ['INFO blocking 10.0.0.1', 'WARN slow']);
+  // The dispatcher hands the lines to the run, then deletes their rows: wait for the delete, not only the hand-over.
+  await eventually(async () => (await t0.ctx.db('agent_job_logs').where({ job_id: claimed!.id })).length === 0);
   t.is((await t0.ctx.db('agent_job_logs').where({ job_id: claimed!.id })).length, 0, 'forwarded lines are deleted');
   await service.finish(one.principal, claimed!.id, { status: 'failed', output: {}, error: { code: 'exit_1', message: 'boom' } });
   t.like(await done, { status: 'failed', error: { code: 'exit_1' } });
