@@ -5,6 +5,7 @@ import { sharedTestCertificates } from '../../_helpers/certificates/certs.ts';
 import { parse5424 } from '../../_helpers/parsers/syslog-parser.ts';
 import { startSyslogReceiver, type ReceivedFrame, type SyslogReceiver } from '../../_helpers/receivers/syslog-receiver.ts';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
+import { eventually } from '../../_helpers/harness/eventually.ts';
 
 let t0: TestApp;
 
@@ -13,13 +14,23 @@ test.before(async () => {
   await t0.app.start();
 });
 
+// Every receiver is stopped here too, so a failed assertion cannot leave a listener that keeps the file from exiting.
+const receivers: SyslogReceiver[] = [];
+
 test.after.always(async () => {
+  await Promise.all(receivers.map((r) => r.stop()));
   await t0?.close();
 });
 
+async function listen(options: Parameters<typeof startSyslogReceiver>[0] = {}): Promise<SyslogReceiver> {
+  const started = await startSyslogReceiver(options);
+  receivers.push(started);
+  return started;
+}
+
 async function tlsReceiver(extra: Record<string, unknown> = {}): Promise<SyslogReceiver> {
   const { server } = await sharedTestCertificates();
-  return startSyslogReceiver({ tls: { cert: server.chainPem, key: server.keyPem, minVersion: 'TLSv1.2', ...extra } });
+  return listen({ tls: { cert: server.chainPem, key: server.keyPem, minVersion: 'TLSv1.2', ...extra } });
 }
 
 async function integration(token: string, payload: Record<string, unknown>): Promise<string> {
@@ -30,6 +41,15 @@ async function integration(token: string, payload: Record<string, unknown>): Pro
 
 async function publish(tenantId: string, kind: StoredEventKind, data: Record<string, unknown>, assetId: string | null = null): Promise<string> {
   return String(await t0.ctx.outbox.transaction(({ emit }) => emit({ tenantId, kind, assetId, data })));
+}
+
+/** The status is written after the batch's write returns, so a collector can hold the frames before the status says so. */
+async function statusWhen(id: string, token: string, ready: (status: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  return eventually(async () => {
+    const res = await t0.request('GET', `/api/integrations/siem/${id}`, { token });
+    const status = res.body.data.status as Record<string, unknown>;
+    return ready(status) ? status : undefined;
+  }, 10_000);
 }
 
 const eventIds = (frames: ReceivedFrame[]) => frames.map((f) => f.cef?.extensions.externalId ?? f.syslog.sd[0]?.params.find(([k]) => k === 'event_id')?.[1]);
@@ -84,9 +104,9 @@ test('RFC 5424 over TLS with mutual TLS: structured data carries the event, esca
   t.deepEqual(Object.fromEntries(f1.syslog.sd[0]!.params), { event_id: alert, kind: 'system.alert', tenant_id: a.tenantId, alert_type: 'quota', message: 'Über "limit" ] \\ reached' });
   t.like(f2.syslog, { severity: 2, msgId: 'finding.new' });
   t.like(Object.fromEntries(f2.syslog.sd[0]!.params), { event_id: finding, asset_id: 'ast_9', finding_id: 'fnd_9', severity: 'critical', cvss: '9.8', asset_name: 'example.com', asset_type: 'domain' });
-  const status = await t0.request('GET', `/api/integrations/siem/${id}`, { token: a.token });
-  t.truthy(status.body.data.status.last_sent_at);
-  t.is(status.body.data.status.last_error, null);
+  const status = await statusWhen(id, a.token, (s) => s.last_sent_at !== null);
+  t.truthy(status.last_sent_at);
+  t.is(status.last_error, null);
   await receiver.stop();
 });
 
@@ -115,8 +135,8 @@ test.serial('collector outage: events wait and go out in order once it is back, 
   t.deepEqual(receiver.errors, []);
   t.deepEqual(eventIds(receiver.frames), ids);
   t.true(receiver.connections >= 2);
-  const up = await t0.request('GET', `/api/integrations/siem/${id}`, { token: a.token });
-  t.is(up.body.data.status.last_error, null);
+  const up = await statusWhen(id, a.token, (s) => s.last_error === null);
+  t.is(up.last_error, null);
   // One system.alert for the outage, in the tenant's own events (stream, webhooks).
   const alerts = (await t0.ctx.db('events').where({ tenant_id: a.tenantId, kind: 'system.alert' })) as Array<{ data: string }>;
   t.is(alerts.length, 1);
@@ -125,7 +145,7 @@ test.serial('collector outage: events wait and go out in order once it is back, 
 });
 
 test('plain TCP uses octet counting too; deleting an integration stops its forwarding', async (t) => {
-  const receiver = await startSyslogReceiver();
+  const receiver = await listen();
   const a = await t0.tenant();
   const id = await integration(a.token, { protocol: 'tcp', port: receiver.port, format: 'rfc5424', events: ['system.alert'] });
   const first = await publish(a.tenantId, 'system.alert', { alert_type: 'x', message: 'line1\nline2' });
@@ -137,7 +157,7 @@ test('plain TCP uses octet counting too; deleting an integration stops its forwa
   await t0.ctx.background.siem.refresh();
   await publish(a.tenantId, 'system.alert', { alert_type: 'y', message: 'after delete' });
   // A second, still active integration of the same tenant proves events after the delete were processed.
-  const other = await startSyslogReceiver();
+  const other = await listen();
   await integration(a.token, { protocol: 'tcp', port: other.port, format: 'rfc5424', events: ['system.alert'] });
   const marker = await publish(a.tenantId, 'system.alert', { alert_type: 'z', message: 'marker' });
   await other.waitFor((f) => eventIds(f).includes(marker));
