@@ -129,8 +129,8 @@ export const findingRepository = {
     await findingCounters.inserted(db, findings.map((f) => ({ tenantId: f.tenantId, severityRank: SEVERITY_RANK[f.severity], status: f.status, createdAt: f.now })));
   },
 
-  /** The filters of GET /api/findings on the findings table alone (no select, join or order). */
-  query(db: Queryable, tenantId: string, f: FindingFilters): Knex.QueryBuilder {
+  /** The filters of GET /api/findings on the findings table alone (no select, join or order); `searchDrives`: see whereSearch. */
+  query(db: Queryable, tenantId: string, f: FindingFilters, searchDrives = true): Knex.QueryBuilder {
     const q = db('findings').where('findings.tenant_id', tenantId);
     if (f.severity?.length) q.whereIn('findings.severity_rank', [...new Set(f.severity.map((s) => SEVERITY_RANK[s]))]);
     if (f.status) q.where('findings.status', f.status);
@@ -139,7 +139,7 @@ export const findingRepository = {
     // Scores are stored in tenths: round the bounds inwards so 7.05 means "7.1 and up".
     if (f.cvss_min !== undefined) q.where('findings.cvss_tenths', '>=', Math.ceil(f.cvss_min * 10 - 1e-9));
     if (f.cvss_max !== undefined) q.where('findings.cvss_tenths', '<=', Math.floor(f.cvss_max * 10 + 1e-9));
-    if (f.search) findingSearchRepository.whereSearch(q, db, tenantId, f.search);
+    if (f.search) findingSearchRepository.whereSearch(q, db, tenantId, f.search, searchDrives);
     return q;
   },
 
@@ -185,7 +185,17 @@ export const findingRepository = {
     // the sort index past a hundred rows for each one; a common word is the other way round.
     const fromMatches = Boolean(filters.asset_id || filters.scan_id)
       || (Boolean(filters.search) && total * 100 < (await findingCounterRepository.total(db, tenantId)));
-    const rows = (await this.listQuery(db, tenantId, filters, sort, fromMatches).limit(page.perPage).offset((page.page - 1) * page.perPage)) as FindingRow[];
+    const offset = (page.page - 1) * page.perPage;
+    if (filters.search && dialectOf(db) === 'sqlite') {
+      if (total === 0) return { total, rows: [] };
+      // The page's rowids first, from sort key and rowid alone (a covering index), then only
+      // those rows in full: sorting thousands of whole rows, each with its asset looked up,
+      // is what made a common word take seconds.
+      const pageIds = this.ordered(this.query(db, tenantId, filters, fromMatches).select('findings.rowid'), sort, fromMatches).limit(page.perPage).offset(offset);
+      const rows = (await this.ordered(this.withAsset(db('findings').where('findings.tenant_id', tenantId).whereIn('findings.rowid', pageIds)), sort, true)) as FindingRow[];
+      return { total, rows };
+    }
+    const rows = (await this.listQuery(db, tenantId, filters, sort, fromMatches).limit(page.perPage).offset(offset)) as FindingRow[];
     return { total, rows };
   },
 
@@ -196,14 +206,18 @@ export const findingRepository = {
    */
   async count(db: Queryable, tenantId: string, filters: FindingFilters): Promise<number> {
     const { severity, status, search, ...rest } = filters;
+    let searchDrives = true;
     if (Object.values(rest).every((v) => v === undefined)) {
-      if (search === undefined) return findingCounterRepository.total(db, tenantId, severity?.length ? [...new Set(severity.map((s) => SEVERITY_RANK[s]))] : undefined, status);
-      if (!severity?.length && status === undefined) {
-        const inIndex = await findingSearchRepository.count(db, tenantId, search);
-        if (inIndex !== null) return inIndex;
-      }
+      const ranks = severity?.length ? [...new Set(severity.map((s) => SEVERITY_RANK[s]))] : undefined;
+      if (search === undefined) return findingCounterRepository.total(db, tenantId, ranks, status);
+      const inIndex = await findingSearchRepository.count(db, tenantId, search);
+      if (inIndex !== null && !ranks && status === undefined) return inIndex;
+      // A search with severity/status (SQLite): a driven match costs a row read, about twenty
+      // entries of the covering severity/status index; test the matches against that index
+      // unless they are far fewer than the findings it selects.
+      if (inIndex !== null) searchDrives = inIndex * 20 < (await findingCounterRepository.total(db, tenantId, ranks, status));
     }
-    const row = (await this.query(db, tenantId, filters).count({ n: '*' }).first()) as { n: number | string } | undefined;
+    const row = (await this.query(db, tenantId, filters, searchDrives).count({ n: '*' }).first()) as { n: number | string } | undefined;
     return Number(row?.n ?? 0);
   },
 

@@ -14,13 +14,19 @@ export interface SearchIndexCheck {
  * the same parsed terms (finding-search.ts), so they agree on what matches.
  */
 export const findingSearchRepository = {
-  /** Narrows a query on the tenant's `findings` to the rows matching `search`; throws ValidationError (400) for a search it cannot answer. */
-  whereSearch(q: Knex.QueryBuilder, db: Queryable, tenantId: string, search: string): Knex.QueryBuilder {
+  /**
+   * Narrows a query on the tenant's `findings` to the rows matching `search`; throws
+   * ValidationError (400) for a search it cannot answer. On SQLite the matches drive the
+   * query (the planner starts from their rowids) unless `drive` is false: then `+rowid`
+   * makes them a filter, so a common word's first page comes from walking a sort index
+   * and testing each entry, instead of sorting every match.
+   */
+  whereSearch(q: Knex.QueryBuilder, db: Queryable, tenantId: string, search: string, drive = true): Knex.QueryBuilder {
     const terms = parseSearch(search);
     if (dialectOf(db) === 'mysql') {
       return q.whereRaw('match(findings.search_title, findings.search_description) against (? in boolean mode)', [booleanModeExpression(terms)]);
     }
-    return q.whereRaw('findings.rowid in (select rowid from findings_fts where findings_fts match ?)', [fts5Expression(terms, tenantId)]);
+    return q.whereRaw(`${drive ? '' : '+'}findings.rowid in (select rowid from findings_fts where findings_fts match ?)`, [fts5Expression(terms, tenantId)]);
   },
 
   /** SQLite: how many of the tenant's findings match, counted in the FTS5 index alone; null on MariaDB. */
