@@ -8,6 +8,7 @@ import type { AgentCommand, ExecutorResult } from '../../core/plugin-api/index.t
 import { createTestApp, type TestApp } from '../_helpers/harness/test-app.ts';
 import { eventually } from '../_helpers/harness/eventually.ts';
 import { freePort, ROOT } from '../_helpers/harness/spawn-service.ts';
+import { exitOf } from '../_helpers/harness/child-exit.ts';
 
 const CANARY = 'CANARY-AGENT-PARAM-9f3e';
 let t0: TestApp;
@@ -61,7 +62,7 @@ function startAgent(args: string[], env: Record<string, string>) {
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = exitOf(child);
   const waitFor = (re: RegExp) => eventually(async () => re.test(out), 20_000);
   return { child, output: () => out, waitFor, exited };
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { exitOf } from '../_helpers/harness/child-exit.ts';
 import { ROOT } from '../_helpers/harness/spawn-service.ts';
 
 export interface CliRun {
@@ -19,7 +20,7 @@ export function rampart(args: string[], env: Record<string, string> = {}, stdin?
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    void exitOf(child).then((code) => resolve({ code, stdout, stderr }));
     child.stdin.end(stdin ?? '');
   });
 }
@@ -30,6 +31,6 @@ export function rampartProcess(args: string[], env: Record<string, string>): { c
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = exitOf(child);
   return { child, output: () => out, exited };
 }

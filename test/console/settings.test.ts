@@ -1,6 +1,7 @@
 import test from 'ava';
 import { createServer, type Server, type Socket } from 'node:net';
 import { browserAvailable, capture, launchBrowser, signInWithToken, type ConsoleBrowser } from '../_helpers/console/browser.ts';
+import { eventually } from '../_helpers/harness/eventually.ts';
 import { seedTenant, startConsoleServer, type ConsoleServer, type SeededTenant } from '../_helpers/console/console-server.ts';
 
 // Settings in a real browser: a SIEM integration to a loopback syslog collector, tested and
@@ -82,6 +83,8 @@ run('settings: a SIEM integration to a loopback collector, tested, then forwardi
   // A real event is forwarded; the cursor's status says so.
   await server.call(tenant.token, 'POST', '/api/assets', { name: 'forwarded.example.com', type: 'domain' });
   await collectorSaw('|asset.created|');
+  // The forwarder records the send after the collector has the frame: refresh once it has.
+  await eventually(async () => ((await server.call(tenant.token, 'GET', '/api/integrations/siem')) as { data: Array<{ status: { last_sent_at: string | null } }> }).data[0]?.status.last_sent_at ?? undefined, 10_000);
   await page.getByRole('button', { name: 'Refresh the status' }).click();
   await item.getByTestId('siem-status').getByText(/last event sent/).waitFor();
   t.deepEqual(await capture(page, 'settings', 'settings-siem'), []);

@@ -126,6 +126,11 @@ test('rawProbe: silence is a timeout, an abort is an abort, a closed port is an 
     sock.resume(); // read, so the client's FIN is seen and the connection counted as closed
   });
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  // Also when an assertion below fails: a listener left open keeps the file from exiting.
+  t.teardown(() => {
+    held.forEach((s) => s.destroy());
+    silent.close(() => {});
+  });
   const port = (silent.address() as AddressInfo).port;
   const hello = buildClientHello({ version: TLS12, cipherSuites: [0x002f] });
   t.deepEqual(await rawProbe({ host: '127.0.0.1', port, timeoutMs: 200 }, hello), { kind: 'timeout', ms: 200 });

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { eventually } from '../../../_helpers/harness/eventually.ts';
 import { actionStep, playbookWorld, type PlaybookWorld } from './playbook-fixture.ts';
 
 let w: PlaybookWorld;
@@ -140,9 +141,12 @@ test.serial('timeout: at the deadline the running step action is cancelled and t
     t.is(done.error.code, 'timeout');
     const steps = await w.steps(id);
     t.deepEqual(steps.map((s) => `${s.step_id}:${s.status}`), ['wait:cancelled', 'after:skipped']);
-    const action = await w.app.request('GET', `/api/actions/executions/${exe}`, { token: w.token });
-    t.true(['cancelled', 'running'].includes(action.body.data.status));
-    t.true(action.body.data.cancel_requested || action.body.data.status === 'cancelled');
+    // The run ends first and its step's action is cancelled after that commit (run-worker.ts).
+    const action = await eventually(async () => {
+      const data = (await w.app.request('GET', `/api/actions/executions/${exe}`, { token: w.token })).body.data as { status: string; cancel_requested: boolean };
+      return (data.cancel_requested || data.status === 'cancelled') && data;
+    }, 10_000);
+    t.true(['cancelled', 'running'].includes(action.status));
     t.deepEqual(await w.events(id), ['playbook.started:running', 'playbook.failed:failed']);
   } finally {
     worker.now = Date.now;
