@@ -5,7 +5,7 @@ import { note, print, type OutputOptions } from '../output.ts';
 
 /**
  * `rampart admin findings recount [--tenant ID] [--repair]`: checks the maintained finding
- * counters (stats, list totals) and the SQLite search index against the rows, on the
+ * counters (stats, list totals) and the search index against the rows, on the
  * database the configuration names. Exit 0 when they agree (or were repaired), 1 when
  * something differs and --repair was not given. docs/operations.md explains when to run it.
  */
@@ -24,14 +24,14 @@ export function findingsRecountCommand(admin: Command, output: () => OutputOptio
         });
         if (pending.length) throw new CliError(`The database needs ${pending.length} migration(s) first: run \`rampart migrate\`.`, EXIT.unavailable);
         const report = await recountFindings(db, { ...(o.tenant ? { tenantId: o.tenant } : {}), repair: Boolean(o.repair) });
-        const searchBad = report.search.consistent === false && !report.search.rebuilt;
+        const searchBad = !report.search.consistent && !report.search.rebuilt;
         if (output().json) {
           print(output(), report);
         } else {
           const rows = report.tenants.flatMap((t) => t.differences.map((d) => ({ tenant: t.tenantId, ...d, repaired: t.repaired })));
           if (rows.length) print(output(), rows, ['tenant', 'counter', 'stored', 'counted', 'repaired']);
           note(`${report.checked} tenant(s) checked, ${report.inconsistent} with differences${o.repair && report.inconsistent ? ' (repaired)' : ''}; `
-            + `search index: ${report.search.consistent === null ? 'kept by the database' : report.search.consistent ? 'consistent' : report.search.rebuilt ? 'rebuilt' : 'DAMAGED'}`);
+            + `search index: ${report.search.consistent ? 'consistent' : report.search.rebuilt ? 'rebuilt' : 'DAMAGED'}`);
         }
         if ((report.inconsistent && !o.repair) || searchBad) process.exitCode = EXIT.failure;
       } finally {

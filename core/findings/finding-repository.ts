@@ -17,9 +17,8 @@ import { UNRESOLVED_STATUSES } from '../domain/finding-status.ts';
 import type { OpenFindingGroup } from './risk-score.ts';
 import { toIsoRequired } from '../time.ts';
 import { findingSearchRepository } from './finding-search-repository.ts';
-import { findingCounterRepository } from './finding-counter-repository.ts';
+import { findingWordRepository } from './finding-word-repository.ts';
 import { findingCounters } from './finding-counters.ts';
-import type { Page, PageRequest } from '../db/paginate.ts';
 import type { FindingFilters, FindingSort } from './finding-views.ts';
 
 export interface FindingRow {
@@ -127,11 +126,17 @@ export const findingRepository = {
       })));
     }
     await findingCounters.inserted(db, findings.map((f) => ({ tenantId: f.tenantId, severityRank: SEVERITY_RANK[f.severity], status: f.status, createdAt: f.now })));
+    // SQLite's FTS5 index is kept by triggers; MariaDB's word index is written here, in the same transaction.
+    if (dialectOf(db) === 'mysql') await findingWordRepository.add(db, findings);
   },
 
-  /** The filters of GET /api/findings on the findings table alone (no select, join or order); `searchDrives`: see whereSearch. */
-  query(db: Queryable, tenantId: string, f: FindingFilters, searchDrives = true): Knex.QueryBuilder {
-    const q = db('findings').where('findings.tenant_id', tenantId);
+  /**
+   * The filters of GET /api/findings on the findings table alone (no select, join or order);
+   * `searchDrives`: see whereSearch; `walk` (MariaDB): the index to read the findings through.
+   */
+  query(db: Queryable, tenantId: string, f: FindingFilters, searchDrives = true, walk?: string): Knex.QueryBuilder {
+    const from = walk && dialectOf(db) === 'mysql' ? db.from(db.raw('?? force index (??)', ['findings', walk])) : db('findings');
+    const q = from.where('findings.tenant_id', tenantId);
     if (f.severity?.length) q.whereIn('findings.severity_rank', [...new Set(f.severity.map((s) => SEVERITY_RANK[s]))]);
     if (f.status) q.where('findings.status', f.status);
     if (f.asset_id) q.where('findings.asset_id', f.asset_id);
@@ -177,48 +182,6 @@ export const findingRepository = {
   listQuery(db: Queryable, tenantId: string, filters: FindingFilters, sort: FindingSort, fromMatches?: boolean): Knex.QueryBuilder {
     const selective = (fromMatches ?? Boolean(filters.asset_id || filters.scan_id || filters.search)) && dialectOf(db) === 'sqlite';
     return this.ordered(this.withAsset(this.query(db, tenantId, filters)), sort, selective);
-  },
-
-  async list(db: Queryable, tenantId: string, filters: FindingFilters, sort: FindingSort, page: PageRequest): Promise<Page<FindingRow>> {
-    const total = await this.count(db, tenantId, filters);
-    // A search matching under 1 % of the tenant's findings: sorting its matches beats walking
-    // the sort index past a hundred rows for each one; a common word is the other way round.
-    const fromMatches = Boolean(filters.asset_id || filters.scan_id)
-      || (Boolean(filters.search) && total * 100 < (await findingCounterRepository.total(db, tenantId)));
-    const offset = (page.page - 1) * page.perPage;
-    if (filters.search && dialectOf(db) === 'sqlite') {
-      if (total === 0) return { total, rows: [] };
-      // The page's rowids first, from sort key and rowid alone (a covering index), then only
-      // those rows in full: sorting thousands of whole rows, each with its asset looked up,
-      // is what made a common word take seconds.
-      const pageIds = this.ordered(this.query(db, tenantId, filters, fromMatches).select('findings.rowid'), sort, fromMatches).limit(page.perPage).offset(offset);
-      const rows = (await this.ordered(this.withAsset(db('findings').where('findings.tenant_id', tenantId).whereIn('findings.rowid', pageIds)), sort, true)) as FindingRow[];
-      return { total, rows };
-    }
-    const rows = (await this.listQuery(db, tenantId, filters, sort, fromMatches).limit(page.perPage).offset(offset)) as FindingRow[];
-    return { total, rows };
-  },
-
-  /**
-   * How many findings match: filtered by severity and status alone (or not at all), a sum
-   * of the maintained counters (finding_counters, at most 25 rows); by a search alone on
-   * SQLite, a count inside the FTS5 index; otherwise a count of the rows.
-   */
-  async count(db: Queryable, tenantId: string, filters: FindingFilters): Promise<number> {
-    const { severity, status, search, ...rest } = filters;
-    let searchDrives = true;
-    if (Object.values(rest).every((v) => v === undefined)) {
-      const ranks = severity?.length ? [...new Set(severity.map((s) => SEVERITY_RANK[s]))] : undefined;
-      if (search === undefined) return findingCounterRepository.total(db, tenantId, ranks, status);
-      const inIndex = await findingSearchRepository.count(db, tenantId, search);
-      if (inIndex !== null && !ranks && status === undefined) return inIndex;
-      // A search with severity/status (SQLite): a driven match costs a row read, about twenty
-      // entries of the covering severity/status index; test the matches against that index
-      // unless they are far fewer than the findings it selects.
-      if (inIndex !== null) searchDrives = inIndex * 20 < (await findingCounterRepository.total(db, tenantId, ranks, status));
-    }
-    const row = (await this.query(db, tenantId, filters, searchDrives).count({ n: '*' }).first()) as { n: number | string } | undefined;
-    return Number(row?.n ?? 0);
   },
 
   async findById(db: Queryable, tenantId: string, id: string, forUpdate = false): Promise<FindingRow | null> {

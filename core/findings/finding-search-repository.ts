@@ -1,17 +1,19 @@
 import type { Knex } from 'knex';
-import { dialectOf, type Queryable } from '../db/create-db.ts';
-import { booleanModeExpression, fts5Expression, parseSearch } from './finding-search.ts';
+import { dialectOf, type Db, type Queryable } from '../db/create-db.ts';
+import { fts5Expression, parseSearch } from './finding-search.ts';
+import { findingWordRepository } from './finding-word-repository.ts';
 
-/** What the search index check found: `null` where the engine keeps its index itself (InnoDB FULLTEXT). */
+/** What the search index check found (FTS5 on SQLite, the word index on MariaDB). */
 export interface SearchIndexCheck {
-  consistent: boolean | null;
+  consistent: boolean;
   rebuilt: boolean;
 }
 
 /**
- * The index-backed side of `search=` (migration 018): SQLite answers from the FTS5 table
- * findings_fts, MariaDB from the FULLTEXT index over the lower-cased columns. Both get
- * the same parsed terms (finding-search.ts), so they agree on what matches.
+ * The index-backed side of `search=`: SQLite answers from the FTS5 table findings_fts
+ * (migration 018), MariaDB from its word index finding_words (migration 019,
+ * finding-word-repository.ts). Both get the same parsed terms (finding-search.ts), so they
+ * agree on what matches.
  */
 export const findingSearchRepository = {
   /**
@@ -23,25 +25,27 @@ export const findingSearchRepository = {
    */
   whereSearch(q: Knex.QueryBuilder, db: Queryable, tenantId: string, search: string, drive = true): Knex.QueryBuilder {
     const terms = parseSearch(search);
-    if (dialectOf(db) === 'mysql') {
-      return q.whereRaw('match(findings.search_title, findings.search_description) against (? in boolean mode)', [booleanModeExpression(terms)]);
-    }
+    if (dialectOf(db) === 'mysql') return findingWordRepository.whereTerms(q, db, tenantId, terms);
     return q.whereRaw(`${drive ? '' : '+'}findings.rowid in (select rowid from findings_fts where findings_fts match ?)`, [fts5Expression(terms, tenantId)]);
   },
 
-  /** SQLite: how many of the tenant's findings match, counted in the FTS5 index alone; null on MariaDB. */
+  /** How many of the tenant's findings match, counted in the index alone: any search on SQLite, one word or prefix on MariaDB; otherwise null. */
   async count(db: Queryable, tenantId: string, search: string): Promise<number | null> {
-    if (dialectOf(db) === 'mysql') return null;
+    if (dialectOf(db) === 'mysql') return findingWordRepository.count(db, tenantId, parseSearch(search));
     const row = (await db('findings_fts').whereRaw('findings_fts match ?', [fts5Expression(parseSearch(search), tenantId)]).count({ n: '*' }).first()) as { n: number | string } | undefined;
     return Number(row?.n ?? 0);
   },
 
   /**
-   * SQLite: checks the FTS5 index against the findings table (FTS5's integrity-check,
-   * which also catches rowids renumbered by a VACUUM) and, with `repair`, rebuilds it.
+   * Checks the index against the findings: SQLite with FTS5's integrity-check (which also
+   * catches rowids renumbered by a VACUUM), MariaDB by comparing every finding's words;
+   * with `repair`, rebuilds what differs (the FTS5 index whole, MariaDB's per finding).
    */
-  async check(db: Queryable, repair: boolean): Promise<SearchIndexCheck> {
-    if (dialectOf(db) === 'mysql') return { consistent: null, rebuilt: false };
+  async check(db: Db, repair: boolean): Promise<SearchIndexCheck> {
+    if (dialectOf(db) === 'mysql') {
+      const differing = await findingWordRepository.check(db, repair);
+      return { consistent: differing === 0, rebuilt: differing > 0 && repair };
+    }
     let consistent = true;
     try {
       await db.raw("insert into findings_fts(findings_fts, rank) values ('integrity-check', 1)");

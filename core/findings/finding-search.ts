@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.ts';
+import { MAX_WORD, MIN_WORD, wordsOf } from '../domain/search-words.ts';
 
 /** One search term: a word, a word prefix (`word*`) or a phrase (words in a row). */
 export interface SearchTerm {
@@ -6,19 +7,9 @@ export interface SearchTerm {
   prefix: boolean;
 }
 
-/** The shortest and longest word MariaDB's FULLTEXT index holds (innodb_ft_min/max_token_size). */
-export const MIN_WORD = 3;
-export const MAX_WORD = 84;
 const MAX_TERMS = 16;
 
-/** Word characters: letters, digits and `_`, as both indexes cut text (FTS5 told `_` is one). */
-const WORD = /[\p{L}\p{N}_]+/gu;
-
 const invalid = (message: string): ValidationError => new ValidationError(message, [{ field: 'search', message }]);
-
-function wordsOf(text: string): string[] {
-  return text.toLowerCase().match(WORD) ?? [];
-}
 
 /**
  * Parses the `search` query of GET /api/findings (docs/api.md, "Finding search"):
@@ -63,7 +54,13 @@ export function fts5Expression(terms: SearchTerm[], tenantId?: string): string {
   return tenantId === undefined ? words : `tenant_id : "${tenantId.replace(/"/g, '')}" AND ${words}`;
 }
 
-/** The MariaDB MATCH … AGAINST (… IN BOOLEAN MODE) expression: every term required. */
-export function booleanModeExpression(terms: SearchTerm[]): string {
-  return terms.map((t) => (t.words.length > 1 ? `+"${t.words.join(' ')}"` : `+${t.words[0]}${t.prefix ? '*' : ''}`)).join(' ');
+const NOT_WORD = '[^\\p{L}\\p{N}_]';
+
+/**
+ * A phrase as a MariaDB REGEXP (PCRE) over a lower-cased column: its words in a row with
+ * only non-word characters between them, as FTS5 reads a phrase. Words hold letters,
+ * digits and `_` only, so none needs escaping.
+ */
+export function phrasePattern(words: string[]): string {
+  return `(^|${NOT_WORD})${words.join(`${NOT_WORD}+`)}(${NOT_WORD}|$)`;
 }

@@ -9,6 +9,7 @@ import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import { findingCounters } from './finding-counters.ts';
 import { findingHistoryRepository, type FindingNote, type StatusChange } from './finding-history-repository.ts';
 import { findingRepository, toFindingListItem, toFindingRecord, type FindingListItem, type FindingRecord, type NewFinding } from './finding-repository.ts';
+import { findingPageRepository } from './finding-page-repository.ts';
 import type { FindingFilters, FindingSort } from './finding-views.ts';
 import type { FindingStatus } from '../domain/finding-status.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';
@@ -69,7 +70,7 @@ export class FindingService {
   }
 
   async list(tenantId: string, filters: FindingFilters, sort: FindingSort, page: PageRequest): Promise<Page<FindingListItem>> {
-    const result = await findingRepository.list(this.#db, tenantId, filters, sort, page);
+    const result = await findingPageRepository.list(this.#db, tenantId, filters, sort, page);
     return { total: result.total, rows: result.rows.map(toFindingListItem) };
   }
 
