@@ -1,6 +1,7 @@
 import { generateToken } from '../../../core/auth/token-codec.ts';
 import { freePort, startService, type Service } from '../harness/spawn-service.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/test-db.ts';
+import { SEVERITY_VECTORS } from '../harness/severity-vectors.ts';
 
 /** Every tenant scope (not admin): what the console's user gets in the tests. */
 export const USER_SCOPES = [
@@ -93,13 +94,7 @@ export async function seedTenant(server: ConsoleServer, name = 'blue-team'): Pro
   return { tenantId: tenant.id, email, password, token, readOnlyToken };
 }
 
-export const VECTORS = {
-  critical: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', // 9.8
-  high: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N', // 7.5
-  medium: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N', // 6.1
-  low: 'CVSS:3.1/AV:N/AC:H/PR:N/UI:R/S:U/C:L/I:N/A:N', // 3.1
-  info: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:N', // 0.0
-} as const;
+export const VECTORS = SEVERITY_VECTORS;
 
 /**
  * Three assets and `count` findings spread over them and over the severities (the

@@ -6,6 +6,7 @@ import { ingestBatch, type Mapped } from '../../../core/imports/import-ingest.ts
 import { recordScanFindings } from '../../../core/scans/scan-findings.ts';
 import { FINDING_STATUSES, type FindingStatus } from '../../../core/domain/finding-status.ts';
 import type { FindingReport } from '../../../core/plugin-api/index.ts';
+import { SEVERITY_VECTORS } from '../../_helpers/harness/severity-vectors.ts';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 // The maintained finding counters (migration 018) against a full recount of the rows,
@@ -17,13 +18,7 @@ test.before(async () => {
 });
 test.after.always(() => t0?.close());
 
-const VECTORS = [
-  'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
-  'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
-  'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N',
-  'CVSS:3.1/AV:N/AC:H/PR:N/UI:R/S:U/C:L/I:N/A:N',
-  'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:N',
-];
+const VECTORS = Object.values(SEVERITY_VECTORS);
 
 
 interface World {

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { SEVERITY_VECTORS } from '../../_helpers/harness/severity-vectors.ts';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 // Paging through a search in every sort order gives exactly the tenant's findings that
@@ -10,13 +11,7 @@ import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts'
 let t0: TestApp;
 test.after.always(() => t0?.close());
 
-const VECTORS = [
-  'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
-  'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
-  'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N',
-  'CVSS:3.1/AV:N/AC:H/PR:N/UI:R/S:U/C:L/I:N/A:N',
-  'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:N',
-];
+const VECTORS = Object.values(SEVERITY_VECTORS);
 const COUNT = 300;
 const RARE = new Set([7, 200]); // under 1 % of the tenant's findings
 let token = '';

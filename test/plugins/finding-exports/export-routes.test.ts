@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { parse } from 'csv-parse/sync';
 import { PDFParse } from 'pdf-parse';
+import { SEVERITY_VECTORS } from '../../_helpers/harness/severity-vectors.ts';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 // Small thresholds so every path is reachable with a handful of findings.
@@ -19,13 +20,7 @@ test.after.always(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const VECTORS = {
-  critical: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', // 9.8
-  high: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N', // 7.5
-  medium: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N', // 6.1
-  low: 'CVSS:3.1/AV:N/AC:H/PR:N/UI:R/S:U/C:L/I:N/A:N', // 3.1
-  info: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:N', // 0.0
-} as const;
+const VECTORS = SEVERITY_VECTORS;
 type Sev = keyof typeof VECTORS;
 
 let seq = 0;
