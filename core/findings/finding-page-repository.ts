@@ -34,10 +34,11 @@ export const findingPageRepository = {
       // The page's ids first, from sort key and id alone (a covering index), then only those
       // rows in full: sorting thousands of whole rows, each with its asset looked up, is what
       // made a common word take seconds. A common word walks the sort index (see whereSearch).
-      const ids = ((await findingRepository.ordered(findingRepository.query(db, tenantId, filters, fromMatches, fromMatches ? undefined : SORT_INDEX[sort.sortBy]).select('findings.id'), sort, fromMatches && dialectOf(db) === 'sqlite')
-        .limit(page.perPage).offset(offset)) as Array<{ id: string }>).map((r) => r.id);
-      if (!ids.length) return { total, rows: [] };
-      return { total, rows: (await findingRepository.ordered(findingRepository.withAsset(db('findings').where('findings.tenant_id', tenantId).whereIn('findings.id', ids)), sort, true)) as FindingRow[] };
+      const matches = findingRepository.query(db, tenantId, filters, fromMatches, fromMatches ? undefined : SORT_INDEX[sort.sortBy]).select('findings.id');
+      const pageIds = (await findingRepository.ordered(matches, sort, fromMatches && dialectOf(db) === 'sqlite').limit(page.perPage).offset(offset)) as Array<{ id: string }>;
+      if (!pageIds.length) return { total, rows: [] };
+      const rows = findingRepository.withAsset(db('findings').where('findings.tenant_id', tenantId).whereIn('findings.id', pageIds.map((r) => r.id)));
+      return { total, rows: (await findingRepository.ordered(rows, sort, true)) as FindingRow[] };
     }
     const rows = (await findingRepository.listQuery(db, tenantId, filters, sort, fromMatches).limit(page.perPage).offset(offset)) as FindingRow[];
     return { total, rows };
@@ -45,8 +46,9 @@ export const findingPageRepository = {
 
   /**
    * How many findings match: filtered by severity and status alone (or not at all), a sum
-   * of the maintained counters (finding_counters, at most 25 rows); by a search alone on
-   * SQLite, a count inside the FTS5 index; otherwise a count of the rows.
+   * of the maintained counters (finding_counters, at most 25 rows); by a search alone, a
+   * count inside the search index (any search on SQLite, one word or prefix on MariaDB);
+   * otherwise a count of the rows.
    */
   async count(db: Queryable, tenantId: string, filters: FindingFilters): Promise<number> {
     const { severity, status, search, ...rest } = filters;
@@ -65,5 +67,4 @@ export const findingPageRepository = {
     const row = (await findingRepository.query(db, tenantId, filters, searchDrives, walk).count({ n: '*' }).first()) as { n: number | string } | undefined;
     return Number(row?.n ?? 0);
   },
-
 };

@@ -20,8 +20,9 @@ const rowsOf = (findings: WordSource[]) => findings.flatMap((f) => indexedWords(
 
 /**
  * MariaDB's word index for `search=` (migration 019): one row per distinct word of a
- * finding, keyed (tenant, word, finding). Callers reach it through findingSearchRepository,
- * which answers SQLite from FTS5 instead; nothing here runs on SQLite.
+ * finding, keyed (tenant, word, finding). Written by findingRepository.insertMany, read
+ * through findingSearchRepository (which answers SQLite from FTS5 instead): nothing here
+ * runs on SQLite.
  */
 export const findingWordRepository = {
   /** Indexes new findings, in the caller's transaction (their rows go with them by ON DELETE CASCADE). */
