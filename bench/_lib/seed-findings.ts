@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { dialectOf } from '../../core/db/create-db.ts';
-import { indexedWords } from '../../core/domain/search-words.ts';
+import { findingWordRepository } from '../../core/findings/finding-word-repository.ts';
 import { seededRandom } from '../../test/_helpers/harness/seeded-random.ts';
 
 const SEVERITIES = [
@@ -127,7 +127,7 @@ export async function seedFindings(db: Knex, tenantId: string, assetCount: numbe
         await insertChunks(trx, 'findings', findings, batch);
         await insertChunks(trx, 'finding_status_history', changes, batch);
         // MariaDB's search reads its word index (migration 019), which the service writes with each finding.
-        if (mysql) await insertChunks(trx, 'finding_words', findings.flatMap((f) => indexedWords(f.title, f.description).map((word) => ({ tenant_id: tenantId, word, finding_id: f.id }))), batch * 5);
+        if (mysql) await findingWordRepository.add(trx, findings.map((f) => ({ id: f.id, tenantId, title: f.title, description: f.description })));
         history += changes.length;
       }
       if (mysql) await trx.raw('SET SESSION unique_checks = 1, foreign_key_checks = 1');
