@@ -43,6 +43,7 @@ import type { ApprovalService } from './approvals/approval-service.ts';
 import type { ApprovalSweeper } from './approvals/approval-sweeper.ts';
 import type { AgentService } from './agents/agent-service.ts';
 import type { ImportService } from './imports/import-service.ts';
+import type { InventoryService } from './inventory/inventory-service.ts';
 
 /** Every service the routes call, one level deep: `ctx.services.<name>`. */
 export interface AppServices {
@@ -81,6 +82,8 @@ export interface AppServices {
   playbookRuns: PlaybookRunService;
   /** Other tools' result files (SARIF, nuclei, ZAP) into findings (core/imports). */
   imports: ImportService;
+  /** The software inventory: SBOM uploads, components, where a package runs (core/inventory). */
+  inventory: InventoryService;
 }
 
 /** The background services (all in `registry`, which starts them by role), and handles on the ones tests and benchmarks drive. */

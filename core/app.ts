@@ -45,6 +45,7 @@ import { AgentService } from './agents/agent-service.ts';
 import { agentSettingsOf } from './agents/agent-settings.ts';
 import { createAgentHandle } from './agents/agent-handle.ts';
 import { ImportService } from './imports/import-service.ts';
+import { InventoryService } from './inventory/inventory-service.ts';
 
 export interface AppOptions {
   /**
@@ -178,6 +179,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         playbooks,
         playbookRuns: playbookRuns.runs,
         imports: new ImportService(db, outbox, findings, config.imports, logger),
+        inventory: new InventoryService(db, config.imports, logger),
       },
       background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background, actions: actionRuns.worker, approvals: approvalSweeper, playbooks: playbookRuns.worker, playbookTriggers: playbookRuns.triggers },
       version: VERSION,
