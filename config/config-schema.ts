@@ -9,6 +9,7 @@ import { retentionConfigSchema, type RetentionConfig } from './retention-config.
 import { playbooksConfigSchema, type PlaybooksConfig } from './playbooks-config.ts';
 import { importsConfigSchema, type ImportsConfig } from './imports-config.ts';
 import { healthConfigSchema, type HealthConfig } from './health-config.ts';
+import { ssoConfigSchema, type SsoConfig } from './sso-config.ts';
 
 /** The validated runtime configuration. Every key is documented in the README. */
 export interface Config {
@@ -48,6 +49,7 @@ export interface Config {
   };
   findings: { bulk: { maxItems: number } };
   imports: ImportsConfig;
+  sso: SsoConfig;
   exports: ExportsConfig;
   executors: ExecutorsConfig;
   playbooks: PlaybooksConfig;
@@ -172,6 +174,7 @@ export const configSchema = Joi.object<Config>({
     bulk: Joi.object({ maxItems: Joi.number().integer().min(1).max(100_000).required() }).required(),
   }).required(),
   imports: importsConfigSchema.required(),
+  sso: ssoConfigSchema.required(),
   exports: exportsConfigSchema.required(),
   executors: executorsConfigSchema.required(),
   playbooks: playbooksConfigSchema.required(),

@@ -44,6 +44,9 @@ import type { ApprovalSweeper } from './approvals/approval-sweeper.ts';
 import type { AgentService } from './agents/agent-service.ts';
 import type { ImportService } from './imports/import-service.ts';
 import type { InventoryService } from './inventory/inventory-service.ts';
+import type { SsoService } from './sso/sso-service.ts';
+import type { PersonalTokenService } from './auth/personal-tokens.ts';
+import type { SignInSettingsService } from './auth/sign-in-settings.ts';
 
 /** Every service the routes call, one level deep: `ctx.services.<name>`. */
 export interface AppServices {
@@ -84,6 +87,12 @@ export interface AppServices {
   imports: ImportService;
   /** The software inventory: SBOM uploads, components, where a package runs (core/inventory). */
   inventory: InventoryService;
+  /** Single sign-on with OpenID Connect (core/sso). */
+  sso: SsoService;
+  /** A signed-in user's own API tokens. */
+  personalTokens: PersonalTokenService;
+  /** Tenants' sign-in switches (password sign-in on/off). */
+  signInSettings: SignInSettingsService;
 }
 
 /** The background services (all in `registry`, which starts them by role), and handles on the ones tests and benchmarks drive. */

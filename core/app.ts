@@ -46,6 +46,9 @@ import { agentSettingsOf } from './agents/agent-settings.ts';
 import { createAgentHandle } from './agents/agent-handle.ts';
 import { ImportService } from './imports/import-service.ts';
 import { InventoryService } from './inventory/inventory-service.ts';
+import { SsoService } from './sso/sso-service.ts';
+import { PersonalTokenService } from './auth/personal-tokens.ts';
+import { SignInSettingsService } from './auth/sign-in-settings.ts';
 
 export interface AppOptions {
   /**
@@ -180,6 +183,9 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         playbookRuns: playbookRuns.runs,
         imports: new ImportService(db, outbox, findings, config.imports, logger),
         inventory: new InventoryService(db, config.imports, logger),
+        sso: new SsoService(db, config.sso, admin, config.auth.loginTokenTtlSeconds, logger),
+        personalTokens: new PersonalTokenService(db, admin, config.sso.personalTokenMaxDays),
+        signInSettings: new SignInSettingsService(db),
       },
       background: { registry, exports: exportWorker, retention, webhooks: webhooks.background, siem: siem.forwarding, scans: scans.background, actions: actionRuns.worker, approvals: approvalSweeper, playbooks: playbookRuns.worker, playbookTriggers: playbookRuns.triggers },
       version: VERSION,

@@ -1,5 +1,5 @@
 import type { Db } from '../db/create-db.ts';
-import { UnauthorizedError } from '../errors.ts';
+import { ForbiddenError, UnauthorizedError } from '../errors.ts';
 import { userRepository } from './user-repository.ts';
 import { tenantRepository, type Tenant } from './tenant-repository.ts';
 import { tokenRepository, type ApiToken } from './token-repository.ts';
@@ -48,8 +48,14 @@ export class AuthService {
       this.#dummyHash = null; // a refused (busy) dummy hash must not stay cached
       throw err;
     });
-    const ok = await this.passwords.verify(password, found?.passwordHash ?? (await this.#dummyHash));
-    if (!found || !ok || found.user.disabled) throw new UnauthorizedError('Invalid email or password.', 'invalid_credentials');
+    // A single sign-on user has no password (its hash is not a scrypt string): verified against the dummy like an unknown email.
+    const usable = found?.passwordHash.startsWith('scrypt$') ? found.passwordHash : null;
+    const ok = await this.passwords.verify(password, usable ?? (await this.#dummyHash));
+    if (!found || !usable || !ok || found.user.disabled) throw new UnauthorizedError('Invalid email or password.', 'invalid_credentials');
+    // Told only to whoever knows the password, so it reveals nothing about which accounts exist.
+    if (!(await tenantRepository.passwordLoginAllowed(this.#db, found.user.tenant_id))) {
+      throw new ForbiddenError('Password sign-in is turned off for your tenant: sign in with single sign-on.', 'password_login_disabled');
+    }
     if (this.passwords.needsRehash(found.passwordHash)) {
       await userRepository.setPasswordHash(this.#db, found.user.id, await this.passwords.hash(password), Date.now());
     }

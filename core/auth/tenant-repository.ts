@@ -34,6 +34,21 @@ export const tenantRepository = {
     await db('tenants').insert({ id: tenant.id, name: tenant.name, tier: tenant.tier, created_at: tenant.now, updated_at: tenant.now });
   },
 
+  async passwordLoginAllowed(db: Queryable, id: string): Promise<boolean> {
+    const row = (await db('tenants').where({ id }).first('password_login')) as { password_login: number | boolean } | undefined;
+    return Boolean(row?.password_login ?? true);
+  },
+
+  async setPasswordLogin(db: Queryable, id: string, allowed: boolean, now: number): Promise<void> {
+    await db('tenants').where({ id }).update({ password_login: allowed, updated_at: now });
+  },
+
+  /** Revokes the login tokens of the tenant's users without a single sign-on identity (password sessions). */
+  async revokePasswordSessions(db: Queryable, tenantId: string, now: number): Promise<number> {
+    const local = db('users as u').leftJoin('sso_identities as s', 's.user_id', 'u.id').where('u.tenant_id', tenantId).whereNull('s.id').select('u.id');
+    return db('api_tokens').where({ tenant_id: tenantId, kind: 'login' }).whereNull('revoked_at').whereIn('user_id', local).update({ revoked_at: now });
+  },
+
   async findById(db: Queryable, id: string): Promise<Tenant | null> {
     const row = (await db('tenants').where({ id }).first()) as TenantRow | undefined;
     return row ? toTenant(row) : null;

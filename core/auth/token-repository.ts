@@ -131,6 +131,13 @@ export const tokenRepository = {
     return row ? toToken(row) : null;
   },
 
+  /** A user's live API tokens (personal tokens), newest first, at most 100. */
+  async listPersonal(db: Queryable, tenantId: string, userId: string): Promise<ApiToken[]> {
+    const rows = (await db('api_tokens').where({ tenant_id: tenantId, user_id: userId, kind: 'api' }).whereNull('revoked_at')
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(100)) as TokenRow[];
+    return rows.map(toToken);
+  },
+
   async touch(db: Queryable, id: string, now: number): Promise<void> {
     await db('api_tokens').where({ id }).update({ last_used_at: now });
   },

@@ -4,6 +4,10 @@ import type { AppContext } from '../../core/app-context.ts';
 import { callerOf } from '../../core/http/auth-scheme.ts';
 import { dataOf } from '../../core/http/pagination.ts';
 import { endpointLimit } from '../../core/http/rate-limit-settings.ts';
+import { loginSchema } from './auth-schemas.ts';
+import { personalTokenRoutes } from './personal-token-routes.ts';
+import { signInSettingsRoutes } from './sign-in-settings-routes.ts';
+import { ssoRoutes } from './sso-routes.ts';
 
 const tags = ['api', 'auth'];
 const iso = Joi.string().isoDate();
@@ -12,16 +16,6 @@ const loginPayload = Joi.object({
   email: Joi.string().email({ tlds: false }).max(254).required(),
   password: Joi.string().min(1).max(1024).required(),
 }).label('Login');
-
-const loginSchema = Joi.object({
-  token: Joi.string().required(),
-  token_type: Joi.string().valid('Bearer').required(),
-  token_id: Joi.string().required(),
-  expires_at: iso.required(),
-  scopes: Joi.array().items(Joi.string()).required(),
-  tenant_id: Joi.string().required(),
-  user_id: Joi.string().required(),
-}).label('LoginResult');
 
 const meSchema = Joi.object({
   tenant: Joi.object({ id: Joi.string().required(), name: Joi.string().required(), tier: Joi.string().required() }).required(),
@@ -35,7 +29,7 @@ const meSchema = Joi.object({
   user_id: Joi.string().allow(null).required(),
 }).label('WhoAmI');
 
-/** Login (email + password to a short-lived token), who-am-I, and logout. */
+/** Login (email + password, or single sign-on) to a short-lived token, who-am-I, logout, personal tokens, tenants' sign-in switches. */
 export const authPlugin: Plugin<AppContext> = {
   name: 'rampart-auth',
   register(server, ctx) {
@@ -47,10 +41,10 @@ export const authPlugin: Plugin<AppContext> = {
           auth: false,
           tags,
           description: 'Log in with email and password',
-          notes: `Returns a bearer token carrying the user's scopes, valid for ${ctx.config.auth.loginTokenTtlSeconds} seconds. Wrong email and wrong password give the same 401 invalid_credentials.`,
+          notes: `Returns a bearer token carrying the user's scopes, valid for ${ctx.config.auth.loginTokenTtlSeconds} seconds. Wrong email and wrong password give the same 401 invalid_credentials (so do single sign-on users, who have no password). The right password of a tenant whose password sign-in is turned off is a 403 password_login_disabled.`,
           // 10 per minute per client address and account (the email), and 20 per minute per client
           // address across all emails ("login-address"), on top of the client-address budget.
-          plugins: { rampart: { rateLimit: endpointLimit('login', 10, { accountField: 'email', perAddress: 20 }), errors: [503] } },
+          plugins: { rampart: { rateLimit: endpointLimit('login', 10, { accountField: 'email', perAddress: 20 }), errors: [403, 503] } },
           validate: { payload: loginPayload, query: Joi.object({}) },
           response: { status: { 200: dataOf(loginSchema, 'LoginResponse') } },
         },
@@ -84,6 +78,9 @@ export const authPlugin: Plugin<AppContext> = {
           return h.response().code(204);
         },
       },
+      ...ssoRoutes(ctx),
+      ...personalTokenRoutes(ctx),
+      ...signInSettingsRoutes(ctx),
     ]);
   },
 };
