@@ -1,5 +1,6 @@
 // @ts-check
 import { ApiError, api, configureApi } from './api.js';
+import { finishSso } from './sso.js';
 import { createStore } from './store.js';
 
 /**
@@ -59,6 +60,14 @@ async function adopt(token) {
 }
 
 /**
+ * A login token from elsewhere (single sign-on's exchange, console/lib/sso.js): kept and checked like the others.
+ * @param {string} token
+ */
+export function adoptToken(token) {
+  return adopt(token);
+}
+
+/**
  * Email and password through `POST /api/user/auth/login`; the answer is a short-lived login token.
  * @param {string} email
  * @param {string} password
@@ -107,8 +116,16 @@ export function endSession(notice) {
   forget(notice);
 }
 
-/** On load: a token kept in this tab is checked again (it may have expired or been revoked). */
+/**
+ * On load: a return from single sign-on is finished first; else a token kept in this tab
+ * is checked again (it may have expired or been revoked).
+ */
 export async function restoreSession() {
+  const sso = await finishSso();
+  if (sso.handled) {
+    if (sso.notice !== null || session.get().status !== 'signed-in') forget(sso.notice);
+    return;
+  }
   let token = null;
   try {
     token = sessionStorage.getItem(KEY);

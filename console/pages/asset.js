@@ -1,6 +1,7 @@
 // @ts-check
 import { useState } from 'preact/hooks';
 import { useLiveReload } from '../app/live.js';
+import { AssetInventory } from '../components/asset-inventory.js';
 import { AssetVerification } from '../components/asset-verification.js';
 import { ErrorBox } from '../components/error-box.js';
 import { ScanNow } from '../components/scan-form.js';
@@ -92,6 +93,10 @@ export default function Asset({ params }) {
       </ul>
       <p><a href=${href('/findings', { asset_id: a.id })}>All findings of this asset</a>${can('scan:read') ? html` · <a href=${href('/scans', { asset_id: a.id })}>Its scans</a>` : null}</p>
       <dl class="facts"><dt>Last scan</dt><dd><${Time} value=${a.last_scan} empty="never" /></dd><dt>Added</dt><dd><${Time} value=${a.created_at} /></dd><dt>Id</dt><dd><code>${a.id}</code></dd></dl>
+    </section>
+    <section class="panel" aria-labelledby="inventory-h">
+      <h2 id="inventory-h">Software inventory</h2>
+      <${AssetInventory} assetId=${a.id} />
     </section>
     <section class="panel" aria-labelledby="scan-h">
       <h2 id="scan-h">Scan now</h2>

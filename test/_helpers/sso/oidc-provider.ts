@@ -21,6 +21,8 @@ export interface TestProvider {
   sign(header: Record<string, unknown>, payload: Record<string, unknown>): string;
   /** Requests seen by the provider's token endpoint. */
   tokenRequests: number;
+  /** Registers the `rampart` client with its redirect URI, when it was not known at start (a server started after the provider). */
+  register(redirectUri: string): void;
   close(): Promise<void>;
 }
 
@@ -30,7 +32,7 @@ export interface TestProvider {
  * the password is not checked). One confidential client, `rampart`, whose redirect URI is
  * the one given. ID tokens carry email, name and the `groups` claim.
  */
-export async function startProvider(redirectUri: string, options: { idTokenTtlSeconds?: number } = {}): Promise<TestProvider> {
+export async function startProvider(redirectUri: string | null, options: { idTokenTtlSeconds?: number } = {}): Promise<TestProvider> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -38,8 +40,8 @@ export async function startProvider(redirectUri: string, options: { idTokenTtlSe
   const kid = randomBytes(8).toString('hex');
   const accounts = new Map<string, Account>();
   const clientSecret = randomBytes(24).toString('base64url');
-  const provider = new Provider(issuer, {
-    clients: [{ client_id: 'rampart', client_secret: clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }],
+  const make = (uri: string) => new Provider(issuer, {
+    clients: [{ client_id: 'rampart', client_secret: clientSecret, redirect_uris: [uri], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }],
     jwks: { keys: [{ ...(privateKey.export({ format: 'jwk' }) as object), kid, alg: 'RS256', use: 'sig' }] },
     findAccount: (_ctx: unknown, id: string) => {
       const account = accounts.get(id);
@@ -61,19 +63,25 @@ export async function startProvider(redirectUri: string, options: { idTokenTtlSe
     tamper: null,
     tokenRequests: 0,
     sign: (header, payload) => signJwt(privateKey, { alg: 'RS256', kid, ...header }, payload),
+    register: () => {},
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
     }),
   };
-  provider.use(async (ctx, next) => {
-    await next();
-    if (ctx.path === '/token') {
-      state.tokenRequests += 1;
-      if (state.tamper && ctx.status === 200) ctx.body = state.tamper(ctx.body as Record<string, unknown>);
-    }
-  });
-  server.on('request', provider.callback());
+  state.register = (uri: string) => {
+    const provider = make(uri);
+    provider.use(async (ctx, next) => {
+      await next();
+      if (ctx.path === '/token') {
+        state.tokenRequests += 1;
+        if (state.tamper && ctx.status === 200) ctx.body = state.tamper(ctx.body as Record<string, unknown>);
+      }
+    });
+    server.removeAllListeners('request');
+    server.on('request', provider.callback());
+  };
+  if (redirectUri) state.register(redirectUri);
   return state;
 }
 
