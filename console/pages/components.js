@@ -31,7 +31,7 @@ export default function Components({ query }) {
     ${result.data && (result.data.meta.total === 0
       ? html`<p role="status">No asset's inventory holds ${q}.</p>`
       : html`
-        <p role="status">${result.data.meta.total} ${result.data.meta.total === 1 ? 'component' : 'components'} on ${new Set(result.data.data.map((r) => r.asset_id)).size} ${new Set(result.data.data.map((r) => r.asset_id)).size === 1 ? 'asset' : 'assets'}${result.data.meta.total_pages > 1 ? ' (this page)' : ''}.</p>
+        <p role="status" data-testid="where-summary">${result.data.meta.total} ${result.data.meta.total === 1 ? 'component' : 'components'} on ${new Set(result.data.data.map((r) => r.asset_id)).size} ${new Set(result.data.data.map((r) => r.asset_id)).size === 1 ? 'asset' : 'assets'}${result.data.meta.total_pages > 1 ? ' (this page)' : ''}.</p>
         <div class="table-wrap" tabindex="0"><table>
           <caption class="visually-hidden">Assets running ${q}</caption>
           <thead><tr><th scope="col">Asset</th><th scope="col">Component</th><th scope="col">Version</th><th scope="col">Licences</th><th scope="col">Findings</th></tr></thead>
