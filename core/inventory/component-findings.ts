@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/create-db.ts';
 import { fromJson } from '../db/json.ts';
 import { toIsoRequired } from '../time.ts';
-import { likeEscape } from './inventory-repository.ts';
+import { inventoryRepository } from './inventory-repository.ts';
 import { tryParsePurl } from './purl.ts';
 
 /** What the link needs of a component. */
@@ -81,14 +81,7 @@ export async function linkFindings(db: Queryable, tenantId: string, targets: Lin
   for (const t of targets) byAsset.set(t.asset_id, [...(byAsset.get(t.asset_id) ?? []), t]);
   for (const [assetId, list] of byAsset) {
     const patterns = [...new Set(list.flatMap((t) => [t.purl_base, JSON.stringify(t.name)]).filter((p): p is string => Boolean(p)))];
-    const rows = (await db('findings')
-      .where({ tenant_id: tenantId, asset_id: assetId })
-      .andWhere((q) => {
-        for (const p of patterns) q.orWhereRaw("evidence like ? escape '!'", [`%${likeEscape(p)}%`]);
-      })
-      .orderBy([{ column: 'severity_rank', order: 'desc' }, { column: 'id' }])
-      .limit(1000)
-      .select('id', 'asset_id', 'title', 'severity', 'cvss_tenths', 'status', 'evidence', 'tags', 'updated_at')) as FindingRow[];
+    const rows = (await inventoryRepository.candidateFindings(db, tenantId, assetId, patterns, 1000)) as FindingRow[];
     for (const row of rows) {
       const evidence = fromJson<Record<string, unknown>>(row.evidence, {});
       const cves = cvesOf(row, evidence);

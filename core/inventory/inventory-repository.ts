@@ -149,6 +149,18 @@ export const inventoryRepository = {
     return { dependsOn, dependedOnBy };
   },
 
+  /** Findings of an asset whose evidence JSON contains any of the strings (component-findings.ts decides). */
+  candidateFindings(db: Queryable, tenantId: string, assetId: string, strings: string[], limit: number): Promise<unknown[]> {
+    return db('findings')
+      .where({ tenant_id: tenantId, asset_id: assetId })
+      .andWhere((q) => {
+        for (const p of strings) q.orWhereRaw("evidence like ? escape '!'", [`%${likeEscape(p)}%`]);
+      })
+      .orderBy([{ column: 'severity_rank', order: 'desc' }, { column: 'id' }])
+      .limit(limit)
+      .select('id', 'asset_id', 'title', 'severity', 'cvss_tenths', 'status', 'evidence', 'tags', 'updated_at');
+  },
+
   listSboms(db: Queryable, tenantId: string, assetId: string, page: PageRequest): Promise<Page<SbomRow>> {
     const q = db('sboms').where({ tenant_id: tenantId, asset_id: assetId }).whereNot('status', 'writing');
     return paginate<SbomRow>(q, page, (x) => x.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]));

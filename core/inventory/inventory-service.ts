@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { ImportsConfig } from '../../config/imports-config.ts';
 import type { Db } from '../db/create-db.ts';
 import type { PageRequest, Page } from '../db/paginate.ts';
-import { ConflictError, InputError, NotFoundError, ValidationError } from '../errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { ImportFileError } from '../imports/import-file-error.ts';
 import { spoolUpload } from '../imports/import-spool.ts';
@@ -115,8 +115,8 @@ export class InventoryService {
     return { total: result.total, rows: await this.#withFindings(tenantId, result.rows) };
   }
 
-  /** "Where do we run this package": by package URL (version optional) or exact name. */
-  async whereRunning(tenantId: string, query: { purl?: string; name?: string }, page: PageRequest): Promise<Page<ComponentView & { asset_name: string }>> {
+  /** "Where do we run this package": by package URL (version optional), exact name or a name substring; none: every component of the tenant. */
+  async whereRunning(tenantId: string, query: { purl?: string; name?: string; search?: string }, page: PageRequest): Promise<Page<ComponentView & { asset_name: string }>> {
     const filters: ComponentFilters = {};
     if (query.purl) {
       try {
@@ -127,7 +127,7 @@ export class InventoryService {
         throw new ValidationError(`purl is not a package URL: ${(err as Error).message}.`, [{ field: 'purl', message: (err as Error).message }]);
       }
     } else if (query.name) filters.name = query.name;
-    else throw new InputError('Say which package: purl (pkg:npm/lodash, with @version to narrow) or name.', 'missing_package');
+    if (query.search) filters.search = query.search;
     const result = await repo.whereRunning(this.#db, tenantId, filters, page);
     const views = await this.#withFindings(tenantId, result.rows);
     return { total: result.total, rows: views.map((v, i) => ({ ...v, asset_name: result.rows[i]!.asset_name })) };

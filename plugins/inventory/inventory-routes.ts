@@ -111,13 +111,13 @@ export function inventoryRoutes(ctx: AppContext): ServerRoute[] {
         auth: read,
         tags,
         description: 'Where do we run this package: every asset whose inventory carries it, with versions',
-        notes: '`purl` without a version matches every version of the package (qualifiers and subpath are ignored; names are compared as the package URL specification says, e.g. case-insensitively for npm and PyPI); with a version, only that version. `name` matches components by exact name, case-insensitive. One of the two is required (400 missing_package). One row per component: an asset carrying two versions has two rows.',
+        notes: '`purl` without a version matches every version of the package (qualifiers and subpath are ignored; names are compared as the package URL specification says, e.g. case-insensitively for npm and PyPI); with a version, only that version. `name` matches components by exact name, case-insensitive. `search` narrows by a substring of the name. With none of the three, every component of the tenant\'s inventories. One row per component: an asset carrying two versions has two rows.',
         validate: { query: whereRunningQuery },
         response: { status: { 200: listOf(whereRunningSchema, 'ComponentsInUse') } },
       },
       handler: async (request) => {
-        const q = request.query as Paged & { purl?: string; name?: string };
-        const result = await service.whereRunning(callerOf(request).tenantId, { purl: q.purl, name: q.name }, { page: q.page, perPage: q.per_page });
+        const q = request.query as Paged & { purl?: string; name?: string; search?: string };
+        const result = await service.whereRunning(callerOf(request).tenantId, { purl: q.purl, name: q.name, search: q.search }, { page: q.page, perPage: q.per_page });
         return { data: result.rows, meta: listMeta(result.total, q.page, q.per_page) };
       },
     },

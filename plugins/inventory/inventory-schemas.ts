@@ -89,6 +89,7 @@ export const componentListQuery = Joi.object({
 export const whereRunningQuery = Joi.object({
   purl: Joi.string().trim().min(5).max(2048).description('A package URL: `pkg:npm/lodash` for every version, `pkg:npm/lodash@4.17.20` for one.'),
   name: Joi.string().trim().min(1).max(512).description('A component name (exact, case-insensitive), for components without a package URL.'),
+  search: Joi.string().trim().min(1).max(200).description('Case-insensitive substring of the component name.'),
   ...pageQuery,
 }).oxor('purl', 'name').label('WhereRunningQuery');
 

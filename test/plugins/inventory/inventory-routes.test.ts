@@ -125,9 +125,12 @@ test('where do we run this package: every asset carrying it, with versions, by p
   t.deepEqual(byName.body.data.map((r: { asset_id: string }) => r.asset_id), [old]);
   const none = await app.request('GET', `/api/components?purl=${encodeURIComponent('pkg:npm/left-pad')}`, { token });
   t.is(none.body.meta.total, 0);
-  const missing = await app.request('GET', '/api/components', { token });
-  t.is(missing.statusCode, 400);
-  t.is(missing.body.error.code, 'missing_package');
+  // No package named: every component of the tenant's inventories (4 + 5), never another tenant's.
+  const everything = await app.request('GET', '/api/components?per_page=100', { token });
+  t.is(everything.body.meta.total, 9);
+  t.deepEqual(everything.body.data.filter((r: { asset_id: string }) => r.asset_id === foreign), []);
+  const search = await app.request('GET', '/api/components?search=HAPI', { token });
+  t.deepEqual(search.body.data.map((r: { name: string }) => r.name).sort(), ['@hapi/boom', '@hapi/hoek']);
   const bad = await app.request('GET', '/api/components?purl=npm%2Fdebug', { token });
   t.is(bad.statusCode, 400);
   t.regex(bad.body.error.message, /pkg:/);

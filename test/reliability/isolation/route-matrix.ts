@@ -44,6 +44,13 @@ export const ROUTE_MATRIX: Record<string, Entry> = {
   'POST /api/assets/{id}/verify': one((a) => `/api/assets/${a.ids.asset}/verify`, {}),
   'POST /api/assets/{id}/verify/check': one((a) => `/api/assets/${a.ids.asset}/verify/check`, {}),
 
+  'POST /api/assets/{id}/sbom': one((a) => `/api/assets/${a.ids.asset}/sbom`, { bomFormat: 'CycloneDX', specVersion: '1.6', components: [{ type: 'library', name: 'bravo-lib', version: '9.9.9' }] }),
+  'GET /api/assets/{id}/sboms': one((a) => `/api/assets/${a.ids.asset}/sboms`),
+  'GET /api/assets/{id}/components': one((a) => `/api/assets/${a.ids.asset}/components`),
+  'GET /api/assets/{id}/component-changes': one((a) => `/api/assets/${a.ids.asset}/component-changes`),
+  'GET /api/components/{id}': one((a) => `/api/components/${a.ids.component}`),
+  'DELETE /api/user/tokens/{id}': one((a) => `/api/user/tokens/${a.ids.apiToken}`),
+
   'GET /api/findings/{id}': one((a) => `/api/findings/${a.ids.finding}`),
   'PUT /api/findings/{id}/status': one((a) => `/api/findings/${a.ids.finding}/status`, { status: 'resolved', note: 'closed by B' }),
   'GET /api/findings/exports/{id}': one((a) => `/api/findings/exports/${a.ids.export}`),
@@ -128,6 +135,8 @@ export const FILTER_MATRIX: Record<string, (a: SeededTenant) => string[]> = {
   'GET /api/findings?scan_id': (a) => [`/api/findings?scan_id=${a.ids.scan}`, `/api/findings?asset_id=${a.ids.asset}&scan_id=${a.ids.scan}`],
   'GET /api/scans?asset_id': (a) => [`/api/scans?asset_id=${a.ids.asset}`],
   'GET /api/scan-schedules?asset_id': (a) => [`/api/scan-schedules?asset_id=${a.ids.asset}`],
+  // The asset in the path is A's as well: a 404 (an upload's changes are read through its asset, tenant-checked).
+  'GET /api/assets/{id}/component-changes?sbom_id': (a) => [`/api/assets/${a.ids.asset}/component-changes?sbom_id=${a.ids.sbom}`],
   'GET /api/approvals?subject_id': (a) => [`/api/approvals?subject_id=${a.ids.execution}`, `/api/approvals?subject_kind=playbook_run&subject_id=${a.ids.playbookRun}`],
   // The event stream is checked live in its own test (it never ends, so it cannot be injected).
   // The import's ids name where results go, not what is listed: checked in bodyReferences.

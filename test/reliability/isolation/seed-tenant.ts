@@ -28,6 +28,9 @@ export interface SeededTenant {
     approval: string;
     playbook: string;
     playbookRun: string;
+    sbom: string;
+    component: string;
+    apiToken: string;
   };
   agentToken: string;
   agentLabel: string;
@@ -93,7 +96,13 @@ export async function seedTenant(app: TestApp, marker: string): Promise<SeededTe
   const playbookRun = (await call('POST', `/api/playbooks/${playbook}/run`, { target_asset_id: asset }, 202)).data.execution_id;
   await eventually(async () => (await call('GET', `/api/playbooks/executions/${playbookRun}`)).data.status === 'paused', 20_000);
 
-  const ids = { asset, scan, finding, export: exported, webhook, delivery, siem, schedule, credential, action, definition, execution, agentExecution, agent: agentCreated.id, agentJob, approval, playbook, playbookRun };
+  // The asset's software inventory: one upload, two components carrying the marker.
+  const bom = { bomFormat: 'CycloneDX', specVersion: '1.6', metadata: { component: { type: 'application', name: `${marker}-app`, 'bom-ref': 'app' } }, components: [{ type: 'library', name: `${marker}-lib`, version: '1.0.0', purl: `pkg:npm/${marker}-lib@1.0.0`, 'bom-ref': 'lib' }, { type: 'library', name: `${marker}-dep`, version: '2.0.0', 'bom-ref': 'dep' }], dependencies: [{ ref: 'app', dependsOn: ['lib'] }, { ref: 'lib', dependsOn: ['dep'] }] };
+  const sbom = (await call('POST', `/api/assets/${asset}/sbom`, bom)).data.sbom.id;
+  const component = (await call('GET', `/api/assets/${asset}/components`)).data[0].id;
+  const apiToken = (await call('GET', '/api/user/me')).data.token.id;
+
+  const ids = { asset, scan, finding, export: exported, webhook, delivery, siem, schedule, credential, action, definition, execution, agentExecution, agent: agentCreated.id, agentJob, approval, playbook, playbookRun, sbom, component, apiToken };
   const stepIds = (await call('GET', `/api/playbooks/executions/${playbookRun}/steps`)).data.flatMap((s: { action_execution_id: string | null; output: { approval_id?: string } | null }) => [s.action_execution_id, s.output?.approval_id]);
   const versionIds = [
     ...(await call('GET', `/api/actions/definitions/${definition}/versions`)).data.map((v: { id: string }) => v.id),
@@ -125,4 +134,7 @@ export const snapshotUrls = (s: SeededTenant) => [
   `/api/playbooks/${s.ids.playbook}/versions`,
   `/api/playbooks/executions/${s.ids.playbookRun}`,
   `/api/playbooks/executions/${s.ids.playbookRun}/steps`,
+  `/api/assets/${s.ids.asset}/components`,
+  `/api/assets/${s.ids.asset}/component-changes`,
+  `/api/components/${s.ids.component}`,
 ];
