@@ -1,5 +1,6 @@
 // @ts-check
 import { CredentialSettings } from '../components/credential-settings.js';
+import { PersonalTokens } from '../components/personal-tokens.js';
 import { PluginList } from '../components/plugin-list.js';
 import { SiemSettings } from '../components/siem-settings.js';
 import { TokenSettings } from '../components/token-settings.js';
@@ -16,12 +17,13 @@ function Section({ id, title, scope, children }) {
     </section>`;
 }
 
-/** Settings of the tenant: SIEM forwarding, credentials, API tokens, and the loaded plugins. */
+/** Settings of the tenant: SIEM forwarding, credentials, your own and the tenant's API tokens, and the loaded plugins. */
 export default function Settings() {
   return html`
     <h1 tabindex="-1">Settings</h1>
     <${Section} id="set-siem" title="SIEM integrations" scope="integrations:manage"><${SiemSettings} /><//>
     <${Section} id="set-cred" title="Credentials" scope="integrations:manage"><${CredentialSettings} /><//>
+    <${Section} id="set-own-tokens" title="Your API tokens"><${PersonalTokens} /><//>
     <${Section} id="set-tokens" title="API tokens"><${TokenSettings} /><//>
     <${Section} id="set-plugins" title="Plugins loaded"><${PluginList} /><//>
   `;

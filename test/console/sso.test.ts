@@ -74,9 +74,26 @@ run('a user of a mapped group signs in through the provider and gets the analyst
   // The role's scopes in the console: webhooks are out of an analyst's reach.
   t.regex(await page.getByRole('navigation', { name: 'Main' }).innerText(), /Webhooks \(needs webhooks:manage\)/);
   t.true(['cookie', ...(await context.cookies()).map((c) => c.name)].every((n) => !/rampart/i.test(n)), 'Rampart sets no cookie');
+  // A personal token within the role, made on the settings page and shown once.
+  await page.goto(`${url}/console#/settings`);
+  const own = page.getByRole('region', { name: 'Your API tokens' });
+  await own.getByLabel('Name').fill('laptop-cli');
+  await own.getByLabel('scan:write').check();
+  t.is(await own.getByLabel('webhooks:manage').count(), 0, 'only the scopes the role holds are offered');
+  await own.getByRole('button', { name: 'Make the token' }).click();
+  const personal = await page.getByTestId('secret-once').innerText();
+  t.regex(personal, /^rmp_/);
+  t.deepEqual(await capture(page, 'sso', 'personal-tokens'), []);
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  await own.getByTestId('personal-tokens').getByText('laptop-cli').waitFor();
+  const made = await call(personal, 'GET', '/api/user/me');
+  t.deepEqual(made.body.data.token.scopes.sort(), ['findings:read', 'scan:write']);
+  t.is((await call(personal, 'POST', '/api/webhooks', { name: 'x', url: 'https://127.0.0.1:9/x', events: ['finding.new'] })).status, 403);
+
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in to Rampart' }).waitFor();
   t.is((await call(token!, 'GET', '/api/user/me')).status, 401, 'signing out revoked the SSO login token');
+  t.is((await call(personal, 'GET', '/api/user/me')).status, 200, 'the personal token stays');
   t.deepEqual(problems, []);
   await context.close();
 });
