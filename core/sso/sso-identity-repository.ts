@@ -32,7 +32,10 @@ export const ssoIdentityRepository = {
     const identity = (await trx('sso_identities').where({ provider: r.provider, subject: r.subject }).first()) as { id: string; user_id: string; tenant_id: string } | undefined;
     if (identity) {
       if (identity.tenant_id !== r.tenantId) throw new SsoRefusal('sso_tenant_changed', `identity ${r.provider}/${r.subject} belongs to tenant ${identity.tenant_id}, its groups now map to ${r.tenantId}`);
-      await trx('users').where({ id: identity.user_id }).update({ scopes: JSON.stringify(scopes), disabled: false, updated_at: r.now, ...(r.name ? { name: r.name.slice(0, 200) } : {}) });
+      // A user an administrator disabled stays disabled: the provider's say-so does not undo that.
+      const user = await userRepository.findById(trx, identity.user_id);
+      if (user?.disabled) throw new SsoRefusal('sso_user_disabled', `user ${identity.user_id} is disabled in Rampart`);
+      await trx('users').where({ id: identity.user_id }).update({ scopes: JSON.stringify(scopes), updated_at: r.now, ...(r.name ? { name: r.name.slice(0, 200) } : {}) });
       await trx('sso_identities').where({ id: identity.id }).update({ role: r.role, last_sign_in_at: r.now });
       await this.revokeBeyond(trx, identity.user_id, r.tenantId, scopes, r.now);
       return { userId: identity.user_id, scopes };

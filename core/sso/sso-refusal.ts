@@ -14,6 +14,7 @@ export type SsoRefusalCode =
   | 'sso_unknown_tenant' // the mapping names a tenant that does not exist
   | 'sso_tenant_changed' // the identity already belongs to a user of another tenant
   | 'sso_email_taken' // the email is a local account's
+  | 'sso_user_disabled' // an administrator disabled the user
   | 'sso_unavailable'; // the provider could not be reached
 
 export class SsoRefusal extends Error {

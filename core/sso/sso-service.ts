@@ -139,7 +139,11 @@ export class SsoService {
     } catch (err) {
       if (!(err instanceof SsoRefusal)) throw err;
       this.#logger.warn({ code: err.code, detail: err.detail }, 'single sign-on refused');
-      throw new UnauthorizedError(err.code === 'sso_email_taken' ? 'A local account already uses the email your provider gave; an administrator must remove it before you can sign in with single sign-on.' : 'Your identity belongs to another tenant than your groups now name; an administrator must remove your user first.', err.code);
+      const messages: Record<string, string> = {
+        sso_email_taken: 'A local account already uses the email your provider gave; an administrator must remove it before you can sign in with single sign-on.',
+        sso_user_disabled: 'Your Rampart user is disabled; an administrator must enable it.',
+      };
+      throw new UnauthorizedError(messages[err.code] ?? 'Your identity belongs to another tenant than your groups now name; an administrator must remove your user first.', err.code);
     }
   }
 

@@ -277,3 +277,18 @@ test.serial('password sign-in can be turned off per tenant; SSO and API tokens s
   await app.request('PUT', `/api/admin/tenants/${acme}/sign-in`, { payload: { password_login: true } });
   t.is((await login()).statusCode, 200);
 });
+
+test.serial('a user an administrator disabled stays disabled: the sign-in is refused, nothing is enabled or issued', async (t) => {
+  idp.accounts.set('frank', { email: 'frank@acme.example', name: 'Frank', groups: ['sec-viewers'] });
+  const first = await signIn('frank');
+  // No admin route disables a user yet; the column is what the token check reads.
+  await app.ctx.db('users').where({ id: first.user_id }).update({ disabled: true });
+  const before = await footprint();
+  const { bound, callback: back } = await toProvider('frank');
+  const fragment = await callback(back);
+  const res = await app.request('POST', '/api/user/auth/sso/exchange', { token: null, payload: { handoff: fragment.get('handoff'), binding: bound } });
+  t.is(res.statusCode, 401);
+  t.is(res.body.error.code, 'sso_user_disabled');
+  t.deepEqual(await footprint(), before);
+  t.truthy((await app.ctx.db('users').where({ id: first.user_id }).first('disabled')).disabled);
+});
