@@ -124,7 +124,7 @@ test.serial('a good sign-in makes the user with the role\'s scopes, and the scop
   t.is((await footprint()).users, after.users);
 });
 
-test.serial('wrong audience, expired token, replayed state, bad signature and missing group are each refused, with nothing created', async (t) => {
+test.serial('wrong audience, wrong issuer, another nonce, expired token, replayed state, bad signature and missing group are each refused, with nothing created', async (t) => {
   const refusals: Record<string, () => Promise<URLSearchParams>> = {
     'missing group': async () => callback((await toProvider('bob')).callback),
     'groups of two tenants': async () => callback((await toProvider('dave')).callback),
@@ -146,6 +146,29 @@ test.serial('wrong audience, expired token, replayed state, bad signature and mi
       idp.tamper = (body) => {
         const { header, payload } = jwtParts(String(body.id_token));
         return { ...body, id_token: idp.sign(header, { ...payload, aud: 'other-app', azp: 'other-app' }) };
+      };
+      try {
+        return await callback((await toProvider('erin')).callback);
+      } finally {
+        idp.tamper = null;
+      }
+    },
+    'wrong issuer': async () => {
+      idp.tamper = (body) => {
+        const { header, payload } = jwtParts(String(body.id_token));
+        return { ...body, id_token: idp.sign(header, { ...payload, iss: 'https://attacker.example' }) };
+      };
+      try {
+        return await callback((await toProvider('erin')).callback);
+      } finally {
+        idp.tamper = null;
+      }
+    },
+    'another sign-in\'s nonce': async () => {
+      // A genuine token of an earlier sign-in, presented for this one.
+      idp.tamper = (body) => {
+        const { header, payload } = jwtParts(String(body.id_token));
+        return { ...body, id_token: idp.sign(header, { ...payload, nonce: 'nonce-of-another-sign-in' }) };
       };
       try {
         return await callback((await toProvider('erin')).callback);
@@ -181,6 +204,8 @@ test.serial('wrong audience, expired token, replayed state, bad signature and mi
     'groups of two tenants': ['sso_ambiguous_tenant', /acme, globex/],
     'bad signature': ['sso_invalid_token', /signature/i],
     'wrong audience': ['sso_invalid_token', /"aud"|audience/i],
+    'wrong issuer': ['sso_invalid_token', /"iss"|issuer/i],
+    'another sign-in\'s nonce': ['sso_invalid_token', /nonce/i],
     'expired token': ['sso_invalid_token', /"exp"|expired|timestamp/i],
     'replayed state': ['sso_state_replayed', /already arrived/],
     'unknown state': ['sso_unknown_state', /no sign-in/],
@@ -291,4 +316,17 @@ test.serial('a user an administrator disabled stays disabled: the sign-in is ref
   t.is(res.body.error.code, 'sso_user_disabled');
   t.deepEqual(await footprint(), before);
   t.truthy((await app.ctx.db('users').where({ id: first.user_id }).first('disabled')).disabled);
+});
+
+test.serial('a clock a little ahead is within the allowed skew: a token expired 10 s ago (tolerance 30 s) still signs in', async (t) => {
+  const { bound, callback: back } = await toProvider('carol');
+  app.ctx.services.sso.now = () => Date.now() + (ID_TOKEN_TTL + 10) * 1000;
+  try {
+    const fragment = await callback(back);
+    t.truthy(fragment.get('handoff'), String(fragment.get('error')));
+    const res = await app.request('POST', '/api/user/auth/sso/exchange', { token: null, payload: { handoff: fragment.get('handoff'), binding: bound } });
+    t.is(res.statusCode, 200, res.raw);
+  } finally {
+    app.ctx.services.sso.now = () => Date.now();
+  }
 });
