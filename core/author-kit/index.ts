@@ -9,7 +9,7 @@
  * @packageDocumentation
  */
 export { runCheck, type CheckAttempt, type CheckLog, type RunCheckOptions } from '../plugins/run-check.ts';
-export { OutOfScopeError } from '../plugins/scoped-http.ts';
+export { OutOfScopeError } from '../plugins/scope-guard.ts';
 export { targetScope } from '../plugins/target-scope.ts';
 export {
   mockExecutorContext,

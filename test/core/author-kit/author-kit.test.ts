@@ -3,7 +3,7 @@ import * as kit from '../../../core/author-kit/index.ts';
 import { formatEvent, sampleEvent } from '../../../core/plugins/format-event.ts';
 import { createSandbox, mockExecutorContext, SandboxError } from '../../../core/plugins/mock-executor-context.ts';
 import { runCheck } from '../../../core/plugins/run-check.ts';
-import { OutOfScopeError } from '../../../core/plugins/scoped-http.ts';
+import { OutOfScopeError } from '../../../core/plugins/scope-guard.ts';
 import { targetScope } from '../../../core/plugins/target-scope.ts';
 
 // The published kit is the engine's own code, not a copy: each name is the very function
