@@ -98,42 +98,56 @@ export function scopedHttp(o: ScopedHttpOptions): ScopedHttp {
     if (!inScope(host)) throw new OutOfScopeError(`${host} is outside the scan scope`);
     if (isIP(host) && denied(host)) throw new OutOfScopeError(`${host} is on the scan deny list`);
     const timeoutMs = req.timeoutMs ?? Math.min(10_000, o.timeoutMs);
-    const signal = AbortSignal.any([o.signal, AbortSignal.timeout(timeoutMs), ...(req.signal ? [req.signal] : [])]);
-    const started = performance.now();
-    const res = await request(url, {
-      dispatcher,
-      method: method as 'GET',
-      headers: { 'user-agent': 'Rampart-Scanner/1', ...req.headers },
-      body,
-      signal,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
-    const max = req.maxResponseBytes ?? DEFAULT_MAX_BYTES;
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    let truncated = false;
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      if (kept + chunk.length > max) {
-        chunks.push(chunk.subarray(0, max - kept));
-        kept = max;
-        truncated = true;
-        res.body.destroy();
-        break;
-      }
-      chunks.push(chunk);
-      kept += chunk.length;
+    // One controller and one timer per request: AbortSignal.any/timeout cost far more per
+    // call and keep every request's signal tied to the check's for its whole life.
+    const controller = new AbortController();
+    const sources = req.signal ? [o.signal, req.signal] : [o.signal];
+    const onAbort = (): void => controller.abort(sources.find((s) => s.aborted)?.reason);
+    for (const s of sources) {
+      if (s.aborted) onAbort();
+      else s.addEventListener('abort', onAbort, { once: true });
     }
-    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    return {
-      url: url.href,
-      statusCode: res.statusCode,
-      headers: res.headers as CheckHttpResponse['headers'],
-      body: bytes.toString('utf8'),
-      bytes,
-      truncated,
-      durationMs: Math.round(performance.now() - started),
-    };
+    const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    try {
+      const started = performance.now();
+      const res = await request(url, {
+        dispatcher,
+        method: method as 'GET',
+        headers: { 'user-agent': 'Rampart-Scanner/1', ...req.headers },
+        body,
+        signal: controller.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const max = req.maxResponseBytes ?? DEFAULT_MAX_BYTES;
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      let truncated = false;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        if (kept + chunk.length > max) {
+          chunks.push(chunk.subarray(0, max - kept));
+          kept = max;
+          truncated = true;
+          res.body.destroy();
+          break;
+        }
+        chunks.push(chunk);
+        kept += chunk.length;
+      }
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      return {
+        url: url.href,
+        statusCode: res.statusCode,
+        headers: res.headers as CheckHttpResponse['headers'],
+        body: bytes.toString('utf8'),
+        bytes,
+        truncated,
+        durationMs: Math.round(performance.now() - started),
+      };
+    } finally {
+      clearTimeout(timer);
+      for (const s of sources) s.removeEventListener('abort', onAbort);
+    }
   }
 
   return {
