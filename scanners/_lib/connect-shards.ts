@@ -3,7 +3,6 @@ import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { connectScan, SocketExhaustedError, type ConnectScanOptions, type ConnectTarget, type HostScanResult } from './connect-engine.mjs';
 import type { ShardResult, ShardTask } from './connect-shard-worker.mjs';
-import { addressOnly } from './address-only.ts';
 
 /**
  * Below this many connects one thread is faster: starting threads and merging their
@@ -44,7 +43,6 @@ export interface ShardedScanOptions extends ConnectScanOptions {
  * what lets it use every core.
  */
 export async function scanSharded(targets: readonly ConnectTarget[], opts: ShardedScanOptions): Promise<HostScanResult[]> {
-  for (const t of targets) addressOnly(t.host);
   const connects = targets.reduce((s, t) => s + t.ports.length, 0);
   const n = shardCount(connects, opts.threads);
   const { threads: _threads, signal, onProgress, ...plain } = opts;

@@ -1,6 +1,6 @@
 import { Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
-import { addressOnly } from './address-only.ts';
+import { addressOnly } from './address-only.mjs';
 
 /**
  * Length of the first complete message at the start of `buf`, or 0 while it is

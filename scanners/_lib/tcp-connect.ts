@@ -1,5 +1,5 @@
 import { Socket } from 'node:net';
-import { addressOnly } from './address-only.ts';
+import { addressOnly } from './address-only.mjs';
 import { SocketExhaustedError } from './connect-engine.mjs';
 import { scanSharded } from './connect-shards.ts';
 

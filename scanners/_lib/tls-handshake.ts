@@ -1,5 +1,5 @@
 import { connect, rootCertificates, type DetailedPeerCertificate, type EphemeralKeyInfo, type SecureVersion } from 'node:tls';
-import { addressOnly } from './address-only.ts';
+import { addressOnly } from './address-only.mjs';
 
 export interface HandshakeOptions {
   /** The address to connect to (the name, if any, goes in `servername`). */

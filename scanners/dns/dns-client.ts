@@ -5,7 +5,7 @@ import { connect, isIP } from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import type { Answer, DecodedPacket, RecordType } from 'dns-packet';
 import type { CheckContext } from '../../core/plugin-api/index.ts';
-import { addressOnly } from '../_lib/address-only.ts';
+import { addressOnly } from '../_lib/address-only.mjs';
 
 export interface DnsServerAddress {
   host: string;

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { addressOnly } from '../../_lib/address-only.ts';
+import { addressOnly } from '../../_lib/address-only.mjs';
 import { broadSuites, suiteName, TLS13_SUITES, type CipherSuite } from './cipher-suites.ts';
 import { buildClientHello, buildSslv2ClientHello } from './client-hello.ts';
 import { ServerFlightParser, type ServerFlight } from './server-flight.ts';
