@@ -4,7 +4,7 @@
  * server (`core/agents/`, `plugins/agents/`) and the agent program (`agent/`), which
  * imports nothing else of core but the plugin contract. It imports only the contract.
  */
-import type { AgentCommand, LogLevel } from './plugin-api/index.ts';
+import type { AgentCommand, ExecutorResult, LogLevel } from './plugin-api/index.ts';
 
 /** A job as the claiming agent receives it (`POST /api/agent/jobs/claim`): everything it needs to run it, parameters opened. */
 export interface AgentJob {
@@ -26,9 +26,5 @@ export interface AgentLogLine {
   message: string;
 }
 
-/** What an agent reports at the end of a job (`POST /api/agent/jobs/{id}/result`). */
-export interface AgentJobOutcome {
-  status: 'completed' | 'failed' | 'timed_out';
-  output: Record<string, unknown>;
-  error?: { code: string; message: string };
-}
+/** What an agent reports at the end of a job (`POST /api/agent/jobs/{id}/result`): the executor result, without a dry-run plan. */
+export type AgentJobOutcome = Pick<ExecutorResult, 'status' | 'output' | 'error'>;
