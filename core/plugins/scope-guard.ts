@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { inCidr } from './target-scope.ts';
+import { cidrMatcher } from './target-scope.ts';
 
 /** Thrown when a check would leave the scan's scope (host out of scope, or a deny-listed address). */
 export class OutOfScopeError extends Error {
@@ -33,7 +33,7 @@ export interface ScopeGuard {
 const bare = (host: string): string => host.toLowerCase().replace(/^\[|\]$/g, '');
 
 export function scopeGuard(o: ScopeGuardOptions): ScopeGuard {
-  const denied = (ip: string): boolean => o.deny.some((cidr) => inCidr(ip, cidr));
+  const denied = cidrMatcher(o.deny);
   const resolveAll = o.resolve ?? dnsLookup;
   /** Every address of `hostname`, refused as a whole when one is deny-listed. */
   const addressesOf = (hostname: string, family: number, callback: (err: Error | null, addresses: LookupAddress[]) => void): void => {
