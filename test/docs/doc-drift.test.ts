@@ -5,7 +5,7 @@ import { ROOT } from '../_helpers/harness/spawn-service.ts';
 import { pathProblem, unreachablePages, unresolvedPaths, type Doc, type RepoView } from './doc-rules.ts';
 
 // Docs that cannot drift: every path a document or a source comment names in code
-// (`core/plugins/run-check.ts`, `siem-pipeline.ts`) is a file or folder of this tree, and
+// (`core/plugins/run-check.ts`, `scope-guard.ts`) is a file or folder of this tree, and
 // every page of docs/ is reachable by links from README.md or DESIGN.md.
 
 const SKIP = new Set(['node_modules', '.git', 'dist', 'reports']);
