@@ -1,15 +1,16 @@
-import type { ExecutorResult, JsonValue, LogLevel } from '../core/plugin-api/index.ts';
-import { createSandbox } from '../core/sandbox/sandbox.ts';
-import { runExecutable } from '../executors/local/run-executable.ts';
-import { HOST_LOG, wrapperCode } from '../executors/script/script-wrapper.ts';
-import { OUTPUT_MARKER } from '../executors/script/script-settings.ts';
-import type { AgentJob } from './rampart-client.ts';
+import type { AgentJob } from '../core/agent-protocol.ts';
+import type { ExecutorResult, JsonValue, LogLevel, Sandbox } from '../core/plugin-api/index.ts';
+import { runExecutable } from '../executors/_lib/run-executable.ts';
+import { HOST_LOG, OUTPUT_MARKER, wrapperCode } from '../executors/_lib/script-wrapper.ts';
 
+/** What a job may use on this machine: the scripts directory, output bounds, and the sandbox script jobs run in. */
 export interface RunLimits {
   scriptsDir: string;
   maxOutputBytes: number;
   maxLogLines: number;
   scriptMemoryMb: number;
+  /** A fresh isolate for one script job (the engine's sandbox, handed in by the entry point, agent/main.ts). */
+  sandbox: () => Sandbox;
 }
 
 const LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -21,7 +22,7 @@ const LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
  */
 async function runScript(job: AgentJob & { command: { kind: 'script' } }, limits: RunLimits, signal: AbortSignal, onLog: (level: LogLevel, message: string) => void): Promise<ExecutorResult> {
   const code = wrapperCode({ source: job.command.source, compileOnly: false, httpAvailable: false, limits: { maxOutputBytes: limits.maxOutputBytes, maxLogLines: limits.maxLogLines, maxHttpCalls: 0, maxHttpBytes: 0 } });
-  const sandbox = createSandbox();
+  const sandbox = limits.sandbox();
   const log = (level: JsonValue, message: JsonValue) => {
     onLog(LEVELS.includes(level as LogLevel) ? (level as LogLevel) : 'INFO', String(message).slice(0, 4000));
     return null;

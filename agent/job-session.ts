@@ -1,7 +1,8 @@
 import type { ExecutorResult, LogLevel } from '../core/plugin-api/index.ts';
 import type { AgentLogFn } from './agent-log.ts';
 import { runJob, type RunLimits } from './job-runner.ts';
-import { JobRefusedError, RejectedTokenError, type AgentJob, type RampartClient } from './rampart-client.ts';
+import type { AgentJob } from '../core/agent-protocol.ts';
+import { JobRefusedError, RejectedTokenError, type RampartClient } from './rampart-client.ts';
 
 export interface SessionDeps {
   client: RampartClient;

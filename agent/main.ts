@@ -1,4 +1,7 @@
 import { readFileSync } from 'node:fs';
+// The one import of an engine piece: the entry point wires the isolated-vm sandbox in (it
+// imports only the plugin contract); the rest of the agent sees it as the contract's Sandbox.
+import { createSandbox } from '../core/sandbox/sandbox.ts';
 import { createAgentLog } from './agent-log.ts';
 import { AgentOptionsError, parseAgentOptions, tokenFileIsShared, USAGE } from './agent-options.ts';
 import { RampartAgent } from './rampart-agent.ts';
@@ -33,7 +36,7 @@ if (options.tokenSource === 'file' && tokenFile && tokenFileIsShared(tokenFile))
 }
 const ca = options.ca ? readFileSync(options.ca, 'utf8') : null;
 const client = new RampartClient(options.url, options.token, ca);
-const agent = new RampartAgent(options, client, log);
+const agent = new RampartAgent(options, client, log, () => createSandbox());
 process.on('SIGTERM', () => agent.stop());
 process.on('SIGINT', () => agent.stop());
 process.exitCode = await agent.run();

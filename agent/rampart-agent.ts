@@ -1,3 +1,4 @@
+import type { Sandbox } from '../core/plugin-api/index.ts';
 import type { AgentLogFn } from './agent-log.ts';
 import type { AgentOptions } from './agent-options.ts';
 import { runSession } from './job-session.ts';
@@ -25,7 +26,13 @@ export class RampartAgent {
   readonly #jobs = new AbortController();
   #exitCode = 0;
 
-  constructor(private readonly o: AgentOptions, private readonly client: RampartClient, private readonly log: AgentLogFn) {}
+  constructor(
+    private readonly o: AgentOptions,
+    private readonly client: RampartClient,
+    private readonly log: AgentLogFn,
+    /** Makes the isolate a script job runs in. */
+    private readonly sandbox: () => Sandbox,
+  ) {}
 
   async run(): Promise<number> {
     this.log('info', 'agent started', { url: this.o.url, concurrency: this.o.concurrency, scripts_dir: this.o.scriptsDir });
@@ -48,7 +55,7 @@ export class RampartAgent {
 
   async #slot(slot: number): Promise<void> {
     let failures = 0;
-    const limits = { scriptsDir: this.o.scriptsDir, maxOutputBytes: this.o.maxOutputBytes, maxLogLines: 1000, scriptMemoryMb: this.o.scriptMemoryMb };
+    const limits = { scriptsDir: this.o.scriptsDir, maxOutputBytes: this.o.maxOutputBytes, maxLogLines: 1000, scriptMemoryMb: this.o.scriptMemoryMb, sandbox: this.sandbox };
     while (!this.#claims.signal.aborted) {
       try {
         const job = await this.client.claim(this.o.waitSeconds, this.#claims.signal);

@@ -1,17 +1,6 @@
 import { Agent, request } from 'undici';
-import type { AgentCommand, ExecutorResult, LogLevel } from '../core/plugin-api/index.ts';
-
-/** A job as the server hands it over (`POST /api/agent/jobs/claim`). */
-export interface AgentJob {
-  id: string;
-  execution_id: string;
-  attempt: number;
-  command: AgentCommand;
-  params: Record<string, unknown>;
-  sandbox: boolean;
-  timeout_ms: number;
-  lease_ms: number;
-}
+import type { AgentJob, AgentJobOutcome, AgentLogLine } from '../core/agent-protocol.ts';
+import type { ExecutorResult } from '../core/plugin-api/index.ts';
 
 /** Rampart could not be reached, or answered 5xx/429: try again later. */
 export class UnreachableError extends Error {}
@@ -74,13 +63,14 @@ export class RampartClient {
   }
 
   /** Heartbeat with log lines; true when the job must stop. */
-  async logs(jobId: string, lines: Array<{ level: LogLevel; message: string }>): Promise<boolean> {
+  async logs(jobId: string, lines: AgentLogLine[]): Promise<boolean> {
     return Boolean((await this.#post(`/api/agent/jobs/${jobId}/logs`, { lines })).data?.cancel);
   }
 
   async result(jobId: string, result: ExecutorResult): Promise<void> {
     const { status, output, error } = result;
-    await this.#post(`/api/agent/jobs/${jobId}/result`, { status, output, ...(error ? { error } : {}) });
+    const outcome: AgentJobOutcome = { status, output, ...(error ? { error } : {}) };
+    await this.#post(`/api/agent/jobs/${jobId}/result`, outcome);
   }
 
   close(): Promise<void> {

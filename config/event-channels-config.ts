@@ -1,6 +1,6 @@
 import Joi from 'joi';
 
-/** The SSE event stream (plugins/stream, core/events/stream-hub.ts). */
+/** The SSE event stream (plugins/stream, core/stream/stream-hub.ts). */
 export interface StreamConfig {
   /** Interval of the `heartbeat` event (the spec's 30 s). */
   heartbeatMs: number;

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 
-/** How long finished background records are kept (core/services/retention-sweeper.ts). */
+/** How long finished background records are kept (core/retention/retention-sweeper.ts). */
 export interface RetentionConfig {
   /** Outbox events older than this are deleted once every active consumer has read them. */
   eventsDays: number;

@@ -5,8 +5,7 @@ import { updateQuery } from '../lib/router.js';
 import { can } from '../lib/session.js';
 import { useApi } from '../lib/use-api.js';
 import { FINDING_STATUSES } from '../lib/triage.js';
-
-const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
+import { SEVERITIES } from '../lib/vocabulary.js';
 
 /** The query keys of the findings list, all kept in the URL. */
 export const FINDING_FILTER_KEYS = ['severity', 'status', 'cvss_min', 'cvss_max', 'asset_id', 'scan_id', 'search'];

@@ -5,8 +5,7 @@ import { WEBHOOK_EVENT_KINDS } from '../lib/event-kinds.js';
 import { html } from '../lib/html.js';
 import { useAction } from '../lib/use-action.js';
 import { ErrorBox } from './error-box.js';
-
-const SEVERITIES = ['', 'critical', 'high', 'medium', 'low', 'info'];
+import { SEVERITIES } from '../lib/vocabulary.js';
 
 /**
  * Create or edit a webhook. The secret is write-only: an existing one is never shown (the
@@ -60,7 +59,7 @@ export function WebhookForm({ webhook, notice = null, onSaved }) {
         <div><label for=${`${idp}-name`}>Name</label><input id=${`${idp}-name`} required value=${form.name} onInput=${text('name')} /></div>
         <div><label for=${`${idp}-url`}>Endpoint URL</label><input id=${`${idp}-url`} class="wide" type="url" required value=${form.url} onInput=${text('url')} /></div>
         <div><label for=${`${idp}-sev`}>Minimum severity</label>
-          <select id=${`${idp}-sev`} value=${form.min_severity} onChange=${text('min_severity')}>${SEVERITIES.map((s) => html`<option value=${s}>${s || 'any'}</option>`)}</select></div>
+          <select id=${`${idp}-sev`} value=${form.min_severity} onChange=${text('min_severity')}>${['', ...SEVERITIES].map((s) => html`<option value=${s}>${s || 'any'}</option>`)}</select></div>
         <div><label for=${`${idp}-secret`}>${editing ? 'Set a new secret' : 'Signing secret'}</label>
           <input id=${`${idp}-secret`} type="password" autocomplete="new-password" minlength="16" value=${form.secret} onInput=${text('secret')} aria-describedby=${`${idp}-secret-hint`} />
           <p class="hint" id=${`${idp}-secret-hint`}>${editing

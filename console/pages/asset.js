@@ -12,8 +12,7 @@ import { href, navigate } from '../lib/router.js';
 import { can } from '../lib/session.js';
 import { useApi } from '../lib/use-api.js';
 import { parseTags } from './assets.js';
-
-const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
+import { SEVERITIES } from '../lib/vocabulary.js';
 
 /**
  * Tags, metadata (as JSON) and in/out of service, saved with PUT /api/assets/{id}. It is

@@ -9,8 +9,8 @@ import { html } from '../lib/html.js';
 import { href, navigate, updateQuery } from '../lib/router.js';
 import { can } from '../lib/session.js';
 import { useApi } from '../lib/use-api.js';
+import { ASSET_TYPES } from '../lib/vocabulary.js';
 
-export const ASSET_TYPES = ['domain', 'ip', 'url', 'network'];
 const ASSET_STATUSES = ['active', 'inactive', 'pending_verification'];
 const LIST_KEYS = ['type', 'tag', 'status', 'search', 'sort_by', 'sort_order', 'page', 'per_page'];
 

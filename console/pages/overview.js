@@ -9,8 +9,8 @@ import { html } from '../lib/html.js';
 import { href } from '../lib/router.js';
 import { can } from '../lib/session.js';
 import { useApi } from '../lib/use-api.js';
+import { SEVERITIES } from '../lib/vocabulary.js';
 
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
 const STATUSES = ['open', 'confirmed', 'resolved', 'false_positive', 'accepted_risk'];
 /** Webhooks whose deliveries the overview looks at (one request each; the rest are a link away). */
 const WEBHOOKS_CHECKED = 5;

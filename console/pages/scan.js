@@ -8,6 +8,7 @@ import { html } from '../lib/html.js';
 import { href } from '../lib/router.js';
 import { can } from '../lib/session.js';
 import { useApi } from '../lib/use-api.js';
+import { SEVERITIES } from '../lib/vocabulary.js';
 
 const ACTIVE = ['queued', 'running'];
 
@@ -93,7 +94,7 @@ export default function Scan({ params }) {
     </section>
     <section class="panel" aria-labelledby="found-h">
       <h2 id="found-h">Findings (${Math.max(s.finding_count, listed.size + fresh.length)})</h2>
-      <p class="toolbar">${['critical', 'high', 'medium', 'low', 'info'].map((sev) => html`<span key=${sev}><${SeverityBadge} severity=${sev} /> ${s.finding_summary[sev]}</span>`)}</p>
+      <p class="toolbar">${SEVERITIES.map((sev) => html`<span key=${sev}><${SeverityBadge} severity=${sev} /> ${s.finding_summary[sev]}</span>`)}</p>
       ${!can('findings:read') ? html`<p>Listing them <${NeedsScope} scope="findings:read" />.</p>` : null}
       ${results.error ? html`<${ErrorBox} error=${results.error} action="load the scan's findings" onRetry=${results.reload} />` : null}
       <ul class="plain-list" data-testid="scan-findings" aria-live="polite">

@@ -1,18 +1,6 @@
-import type { ExecutorResult, LogLevel } from '../plugin-api/index.ts';
+import type { AgentJobOutcome, AgentLogLine } from '../agent-protocol.ts';
+import type { ExecutorResult } from '../plugin-api/index.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-
-/** A log line an agent streams back. */
-export interface AgentLogLine {
-  level: LogLevel;
-  message: string;
-}
-
-/** What an agent reports at the end of a job. */
-export interface AgentJobOutcome {
-  status: 'completed' | 'failed' | 'timed_out';
-  output: Record<string, unknown>;
-  error?: { code: string; message: string };
-}
 
 /**
  * Parameters, results and log lines of a job can carry secret values (a script may echo

@@ -1,12 +1,13 @@
 import type { Db } from '../db/create-db.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { claimToken } from '../work/instance-id.ts';
-import type { AgentJobCodec, AgentJobOutcome, AgentLogLine } from './agent-job-codec.ts';
+import type { AgentJob, AgentJobOutcome, AgentLogLine } from '../agent-protocol.ts';
+import type { AgentJobCodec } from './agent-job-codec.ts';
 import { agentJobRepository } from './agent-job-repository.ts';
 import { agentRepository } from './agent-repository.ts';
 import type { AgentSettings } from './agent-settings.ts';
 import type { AgentWakeups } from './agent-wakeups.ts';
-import { TERMINAL_JOB_STATUSES, type AgentJobRecord, type AgentPrincipal, type ClaimedJob } from './agent-views.ts';
+import { TERMINAL_JOB_STATUSES, type AgentJobRecord, type AgentPrincipal } from './agent-views.ts';
 
 /**
  * The agent's side of a job: claim (long-poll), start, heartbeat with log lines, result.
@@ -25,7 +26,7 @@ export class AgentJobProtocol {
   ) {}
 
   /** Waits up to `waitMs` for a job for this agent; null when none came. */
-  async claim(agent: AgentPrincipal, waitMs: number, signal?: AbortSignal): Promise<ClaimedJob | null> {
+  async claim(agent: AgentPrincipal, waitMs: number, signal?: AbortSignal): Promise<AgentJob | null> {
     const deadline = this.clock() + waitMs;
     await agentJobRepository.expireOverdue(this.db, agent.tenantId, this.clock(), this.settings.timeoutGraceMs);
     for (;;) {
@@ -45,7 +46,7 @@ export class AgentJobProtocol {
     }
   }
 
-  #claimed(job: AgentJobRecord, now: number): ClaimedJob {
+  #claimed(job: AgentJobRecord, now: number): AgentJob {
     return {
       id: job.id,
       execution_id: job.executionId,

@@ -6,13 +6,14 @@ import { newId } from '../ids.ts';
 import type { AgentJobRequest, ExecutorResult } from '../plugin-api/index.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { dispatchAgentJob, type AgentRun } from './agent-dispatcher.ts';
-import { AgentJobCodec, type AgentJobOutcome, type AgentLogLine } from './agent-job-codec.ts';
+import type { AgentJob, AgentJobOutcome, AgentLogLine } from '../agent-protocol.ts';
+import { AgentJobCodec } from './agent-job-codec.ts';
 import { AgentJobProtocol } from './agent-job-protocol.ts';
 import { agentJobRepository } from './agent-job-repository.ts';
 import { agentRepository } from './agent-repository.ts';
 import { DEFAULT_AGENT_SETTINGS, type AgentSettings } from './agent-settings.ts';
 import { agentTokenHash, generateAgentToken } from './agent-token.ts';
-import type { AgentJobRecord, AgentPrincipal, AgentRecord, ClaimedJob } from './agent-views.ts';
+import type { AgentJobRecord, AgentPrincipal, AgentRecord } from './agent-views.ts';
 import { AgentWakeups } from './agent-wakeups.ts';
 
 export const AGENT_NAME = /^[a-z0-9_.-]{1,64}$/;
@@ -94,7 +95,7 @@ export class AgentService {
     return { id: agent.id, tenantId: agent.tenantId, name: agent.name, labels: agent.labels };
   }
 
-  claim(agent: AgentPrincipal, waitMs: number, signal?: AbortSignal): Promise<ClaimedJob | null> {
+  claim(agent: AgentPrincipal, waitMs: number, signal?: AbortSignal): Promise<AgentJob | null> {
     return this.#protocol.claim(agent, Math.min(waitMs, this.settings.maxWaitSeconds * 1000), signal);
   }
 

@@ -88,17 +88,3 @@ export function jobListView(job: AgentJobRecord) {
     finished_at: toIso(job.finishedAt),
   };
 }
-
-/** What the claiming agent receives: everything it needs to run the job, parameters opened. */
-export interface ClaimedJob {
-  id: string;
-  execution_id: string;
-  attempt: number;
-  command: AgentCommand;
-  params: Record<string, unknown>;
-  sandbox: boolean;
-  /** Time left until the run's timeout, from the server's clock. */
-  timeout_ms: number;
-  /** The lease: send a heartbeat (logs call) at least every third of it. */
-  lease_ms: number;
-}

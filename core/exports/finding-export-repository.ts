@@ -62,7 +62,7 @@ type Count = { n: number | string };
 
 /**
  * Reads for finding exports. Filtering, joining, ordering and the row → API mapping
- * are the findings list's own (core/repositories/finding-repository.ts), so an
+ * are the findings list's own (core/findings/finding-repository.ts), so an
  * export holds exactly what GET /api/findings would list.
  */
 export const findingExportRepository = {

@@ -10,7 +10,7 @@
  * and export the same plain object; the helpers only add type checking. What a plugin
  * may use at run time (HTTP, secrets, a sandbox, the scan scope) is handed to it
  * through its context, never imported. The author kit for tests is `rampart/author-kit`
- * (`./testing.ts`).
+ * (`core/author-kit/index.ts`).
  *
  * @packageDocumentation
  */

@@ -12,9 +12,10 @@
  * context handles the engine provides (1.2: `ctx.http` for checks; `http`, `secrets`
  * and `sandbox` for executors; `formatMessage` for forwarders. 1.3: executor `executionId`,
  * `attempt`, `actionType`, `asset`, `settings`, `agents`, sandbox `functions`, result `plan`.
- * 1.4: scanner check `active`, `ctx.progress` for checks).
+ * 1.4: scanner check `active`, `ctx.progress` for checks. 1.5: `ctx.resolve` for checks,
+ * `bytes` in check HTTP responses).
  */
-export const PLUGIN_API_VERSION = '1.4.0';
+export const PLUGIN_API_VERSION = '1.5.0';
 
 /**
  * What a plugin may do. An admin grants capabilities per plugin in config; a

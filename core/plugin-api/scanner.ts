@@ -88,13 +88,18 @@ export interface CheckHttpRequest extends HttpRequest {
 export interface CheckHttpResponse extends HttpResponse {
   /** The URL that answered (differs from the request's after a followed redirect). */
   url: string;
+  /** The body's bytes as received, cut at the same limit as `body` (since API 1.5): for binary signatures. */
+  bytes: Uint8Array;
 }
 
 /**
  * Plain HTTP for checks (since API 1.2). Only in-scope hosts are contacted: the host is
  * asked with `inScope` before connecting, every address it resolves to is checked
- * against the scan's deny list, and redirects leave neither. The check's signal aborts
- * it. Rejects with an error when the host is out of scope or there is no answer.
+ * against the scan's deny list, the address connected to is checked again, and
+ * redirects leave neither. Certificates are not verified unless asked (`verifyTls`), and
+ * no redirect is followed unless asked (`maxRedirects`). The check's signal aborts it.
+ * Rejects with an error when there is no answer, or, when the host is out of scope or
+ * deny-listed, with one whose `code` is `out_of_scope`.
  */
 export interface CheckHttp extends HttpHandle<CheckHttpRequest> {
   request(req: CheckHttpRequest): Promise<CheckHttpResponse>;
@@ -119,6 +124,17 @@ export interface CheckContext {
   inScope(hostOrIp: string): boolean;
   /** Scope-guarded HTTP (since API 1.2); see {@link CheckHttp}. */
   http: CheckHttp;
+  /**
+   * The addresses a raw connection (TCP, TLS, UDP) to `host` may use (since API 1.5), by
+   * the rule `http` keeps: the host must be in scope, and a name is resolved once and
+   * refused when any of its addresses is deny-listed (an IP literal comes back as is).
+   * Connect to the addresses returned, never to the name: a second lookup may answer
+   * differently (DNS rebinding). With `outsideScope` only the deny list applies: for the
+   * servers a check asks about the target rather than the target itself (a zone's name
+   * servers, a resolver named in the options). Rejects with an error whose `code` is
+   * `out_of_scope`, or the lookup's own error (`ENOTFOUND`…).
+   */
+  resolve(host: string, opts?: { outsideScope?: boolean }): Promise<string[]>;
   /**
    * Records a service this check found (checks declaring `produces: ['services']`).
    * Invalid entries are dropped; the same host:port is kept once.

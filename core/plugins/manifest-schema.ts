@@ -2,10 +2,10 @@ import Joi from 'joi';
 // Only the two functions used: semver's index loads all of its ~45 modules.
 import validVersion from 'semver/functions/valid.js';
 import validRange from 'semver/ranges/valid.js';
+import { ASSET_TYPES } from '../domain/asset-type.ts';
+import { SEVERITIES } from '../domain/severity.ts';
 import { CAPABILITIES } from '../plugin-api/index.ts';
 
-const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
-const ASSET_TYPES = ['domain', 'ip', 'url', 'network'];
 const SPECIFIC_SCAN_TYPES = ['web_app', 'network', 'api', 'ssl', 'api_discovery', 'dns', 'port'];
 
 const optionField = Joi.object({

@@ -1,6 +1,7 @@
 /**
  * Token-bucket arithmetic shared by the memory store and (line for line) the Redis Lua
- * script. Model A of formats.md §7.2: a bucket holds at most `capacity` tokens, starts
+ * script. "N per minute with burst B" read as most do (Go's x/time/rate, AWS API
+ * Gateway): a bucket holds at most `capacity` tokens, starts
  * full, gains `perMinute / 60` tokens per second continuously, and a request costs one.
  *
  * Tokens are counted in integer ticks, TICKS_PER_TOKEN per token, so a bucket gains

@@ -48,7 +48,7 @@ export async function resolve(specifier, context, next) {
   try {
     return await next(specifier, context);
   } catch (err) {
-    // TypeScript's own convention: `./helper.js` in a .ts module names ./helper.ts.
+    // TypeScript's own convention: a relative `.js` specifier in a .ts module names the .ts file beside it.
     if (err?.code === 'ERR_MODULE_NOT_FOUND' && context.parentURL && isTypeScript(context.parentURL) && /^\.\.?\/.*\.js$/.test(specifier)) {
       return next(specifier.replace(/\.js$/, '.ts'), context);
     }

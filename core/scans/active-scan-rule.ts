@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { AssetType } from '../domain/asset-type.ts';
-import { inCidr } from '../author-kit/target-scope.ts';
+import { inCidr } from '../plugins/target-scope.ts';
 import { targetOf } from './scan-scope.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { DiscoveredService, ScannerCheck } from '../plugin-api/index.ts';
 import type { PluginRegistry } from '../plugins/plugin-registry.ts';
 import { servicesOf, type ScanCheckRow } from './scan-check-repository.ts';
-import { ServiceList } from '../author-kit/service-list.ts';
+import { ServiceList } from '../plugins/service-list.ts';
 
 /** The loaded definition of a planned check, or undefined when its plugin is not loaded here. */
 export function checkDefinition(plugins: PluginRegistry, row: Pick<ScanCheckRow, 'plugin' | 'check_id'>): ScannerCheck | undefined {

@@ -1,4 +1,4 @@
-import type { CheckLog } from '../author-kit/run-check.ts';
+import type { CheckLog } from '../plugins/run-check.ts';
 import { toIso } from '../time.ts';
 import { FAILED_CHECK_STATUSES, warningsOf, type ScanCheckRow } from './scan-check-repository.ts';
 

@@ -1,7 +1,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { FindingReport } from '../plugin-api/index.ts';
-import type { CheckAttempt } from '../author-kit/run-check.ts';
+import type { CheckAttempt } from '../plugins/run-check.ts';
 import type { CheckTask } from './check-worker.ts';
 import { serveTypeScriptToThreads } from '../runtime/typescript-support.ts';
 

@@ -1,6 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { DiscoveredService, ScannerCheck, ScannerPlugin, ScanTarget } from '../plugin-api/index.ts';
-import { runCheck, type CheckAttempt } from '../author-kit/run-check.ts';
+import { runCheck, type CheckAttempt } from '../plugins/run-check.ts';
 import { scopeFunction, type ScopeSpec } from './scan-scope.ts';
 
 /** One check to run, as plain data: the plugin's module URL and the check's id, never a function. */

@@ -10,7 +10,7 @@ import { scanCheckRepository, type ScanCheckRow } from './scan-check-repository.
 import { scanFindingRepository } from './scan-finding-repository.ts';
 import { scanRepository, type ScanRow } from './scan-repository.ts';
 import type { CheckPool } from './check-pool.ts';
-import type { CheckAttempt } from '../author-kit/run-check.ts';
+import type { CheckAttempt } from '../plugins/run-check.ts';
 import { buildScope, denyList, targetOf, TargetDeniedError, type ScopeSpec } from './scan-scope.ts';
 import type { ScanTarget } from '../plugin-api/index.ts';
 import type { FindingService } from '../findings/finding-service.ts';

@@ -4,7 +4,7 @@ import { networkInterfaces } from 'node:os';
 import ipaddr from 'ipaddr.js';
 import type { ScanTarget } from '../plugin-api/index.ts';
 import type { AssetType } from '../domain/asset-type.ts';
-import { inCidr } from '../author-kit/target-scope.ts';
+import { inCidr } from '../plugins/target-scope.ts';
 import { embeddedIPv4Cidr } from '../outbound/embedded-ipv4.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { defineExecutor, type ExecutorContext, type ExecutorResult } from '../../core/plugin-api/index.ts';
 import { contextEnv, LOCAL_OPTIONS, localSettings } from './local-settings.ts';
-import { networkIsolation } from './network-isolation.ts';
-import { resolveScript, ScriptRefusal } from './resolve-script.ts';
-import { executableEnv, runExecutable } from './run-executable.ts';
+import { networkIsolation } from '../_lib/network-isolation.ts';
+import { resolveScript, ScriptRefusal } from '../_lib/resolve-script.ts';
+import { executableEnv, runExecutable } from '../_lib/run-executable.ts';
 
 /** Dry run: the target is checked exactly as a real run would, then described, not started. */
 async function plan(ctx: ExecutorContext): Promise<ExecutorResult> {

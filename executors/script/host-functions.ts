@@ -1,6 +1,6 @@
 import type { ExecutorContext, JsonValue, LogLevel, SandboxFunction } from '../../core/plugin-api/index.ts';
-import { MAX_LOG_CHARS, type ScriptSettings } from './script-settings.ts';
-import { HOST_HTTP, HOST_LOG } from './script-wrapper.ts';
+import { HOST_HTTP, HOST_LOG, MAX_LOG_CHARS } from '../_lib/script-wrapper.ts';
+import type { ScriptSettings } from './script-settings.ts';
 
 const LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

@@ -1,7 +1,7 @@
 import { defineExecutor, type ExecutorContext, type ExecutorResult, type JsonValue } from '../../core/plugin-api/index.ts';
 import { hostFunctions } from './host-functions.ts';
-import { OUTPUT_MARKER, SCRIPT_OPTIONS, scriptSettings } from './script-settings.ts';
-import { wrapperCode } from './script-wrapper.ts';
+import { OUTPUT_MARKER, wrapperCode } from '../_lib/script-wrapper.ts';
+import { SCRIPT_OPTIONS, scriptSettings } from './script-settings.ts';
 
 const MAX_SOURCE_CHARS = 1_000_000;
 const COMPILE_TIMEOUT_MS = 2000;

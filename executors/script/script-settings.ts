@@ -27,8 +27,3 @@ export function scriptSettings(ctx: Pick<ExecutorContext, 'settings'>): ScriptSe
   };
   return { memoryMb: int('memoryMb'), maxOutputBytes: int('maxOutputBytes'), maxLogLines: int('maxLogLines'), maxHttpCalls: int('maxHttpCalls'), maxHttpBytes: int('maxHttpBytes') };
 }
-
-/** Characters of one log message kept. */
-export const MAX_LOG_CHARS = 4000;
-/** Marks an oversized return value in the error thrown inside the isolate. */
-export const OUTPUT_MARKER = 'RAMPART_OUTPUT_TOO_LARGE';

@@ -1,5 +1,5 @@
 /**
- * ArcSight CEF (formats.md §2): `CEF:0|Vendor|Product|Version|ClassId|Name|Severity|ext`.
+ * ArcSight CEF ("Implementing ArcSight CEF", rev. 25): `CEF:0|Vendor|Product|Version|ClassId|Name|Severity|ext`.
  * Header fields escape `\` and `|` and carry no line breaks; extension values escape
  * `\` and `=` and write line breaks as `\n` / `\r`; keys are alphanumeric.
  */

@@ -12,7 +12,8 @@ export function cefSeverity(event: PlatformEvent, f: EventFields): number {
 }
 
 /**
- * CEF as the MSG of core's RFC 5424 envelope (formats.md §2.4): `<PRI>1 TS HOST rampart - KIND - CEF:0|…`.
+ * CEF as the MSG of core's RFC 5424 envelope (rsyslog hands such a line on whole in
+ * `%msg%`): `<PRI>1 TS HOST rampart - KIND - CEF:0|…`.
  * Extensions: rt, src, dst/dhost, msg, externalId (event id), and cs1..cs4 = finding
  * severity, CVSS score, finding id, asset id, each with its label.
  */

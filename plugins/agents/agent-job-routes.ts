@@ -1,6 +1,6 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
-import type { AgentJobOutcome, AgentLogLine } from '../../core/agents/agent-job-codec.ts';
+import type { AgentJobOutcome, AgentLogLine } from '../../core/agent-protocol.ts';
 import type { AppContext } from '../../core/app-context.ts';
 import { dataOf } from '../../core/http/pagination.ts';
 import { agentOf, AGENT_STRATEGY } from './agent-auth.ts';

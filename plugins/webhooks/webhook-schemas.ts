@@ -3,9 +3,9 @@ import { recordId } from '../../core/http/common-schemas.ts';
 import { WEBHOOK_EVENT_KINDS } from '../../core/domain/event-kinds.ts';
 import { TRANSFORMS } from '../../core/webhooks/webhook-payload.ts';
 import { headerValueProblem } from '../../core/webhooks/header-value.ts';
+import { SEVERITIES } from '../../core/domain/severity.ts';
 
 const iso = Joi.string().isoDate();
-const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
 const CATEGORIES = [...new Set(WEBHOOK_EVENT_KINDS.map((k) => k.split('.')[0]!))];
 
 export const webhookIdParams = Joi.object({

@@ -3,6 +3,7 @@
 // ~0.4 s per thread on a scan that itself lasts about a second. Types: connect-engine.d.mts.
 import { Socket } from 'node:net';
 import { getSystemErrorName } from 'node:util';
+import { addressOnly } from './address-only.mjs';
 import { HostTiming } from './host-timing.mjs';
 
 /** Errors that mean "this machine ran out of sockets", never "closed". */
@@ -126,9 +127,11 @@ function shuffled(ports) {
  * RTT samples, and a connect without an answer is given up after that host's current
  * timeout, re-read on every sweep so in-flight connects shorten as soon as the first
  * answers arrive. A port without an answer is tried again
- * `retries` times (a lost SYN is not a filter); ICMP unreachable is final.
+ * `retries` times (a lost SYN is not a filter); ICMP unreachable is final. Hosts are
+ * addresses only (the raw handle could not resolve a name, and must not).
  */
 export function connectScan(targets, opts) {
+  for (const t of targets) addressOnly(t.host);
   return new Promise((resolve, reject) => {
     const concurrency = Math.max(1, opts.concurrency | 0);
     const hostLimit = Math.max(1, (opts.hostConcurrency ?? concurrency) | 0);

@@ -1,5 +1,6 @@
 import { Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { addressOnly } from './address-only.mjs';
 
 export interface ExchangeOptions {
   payload?: Buffer | string;
@@ -25,6 +26,7 @@ export interface ExchangeResult {
  * an empty buffer means "nothing said".
  */
 export function exchange(host: string, port: number, o: ExchangeOptions): Promise<ExchangeResult> {
+  addressOnly(host);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -1,6 +1,4 @@
-import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
-import type { CheckContext } from '../../core/plugin-api/index.ts';
+import type { CheckContext, HttpMethod } from '../../core/plugin-api/index.ts';
 
 export interface HttpResponse {
   url: string;
@@ -11,13 +9,11 @@ export interface HttpResponse {
   /** The same bytes, for binary signatures. */
   bytes: Buffer;
   /** Milliseconds from sending the request to the last body byte kept (time-based checks). */
-  elapsedMs?: number;
-  /** The first attempt lost its connection (a kept-alive socket the server had closed) and was sent again. */
-  retried?: boolean;
+  elapsedMs: number;
 }
 
 export interface HttpOptions {
-  method?: string;
+  method?: HttpMethod;
   headers?: Record<string, string>;
   body?: string;
   /** Default 256 KiB: enough for a page or an API document, bounded for a hostile target. */
@@ -25,80 +21,30 @@ export interface HttpOptions {
   timeoutMs?: number;
 }
 
-// Scanners talk to the asset itself: certificates are not verified here (the ssl
-// scanner judges them) and redirects are never followed implicitly (the crawler decides).
-const CONNECT = { rejectUnauthorized: false, timeout: 5_000 };
-const agent = new Agent({ connect: CONNECT, keepAliveTimeout: 1_000 });
-
-/** Thrown when a URL's host is outside the scan's scope or deny-listed. */
-export class OutOfScopeError extends Error {}
-
-/** Methods RFC 9110 §9.2.2 calls idempotent: sending one twice does no more than once. */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
-/** How a connection the server dropped before answering shows up (undici "other side closed", resets, broken pipes). */
-const DROPPED = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
-
-/**
- * True for an error that means the connection went away before an answer: typically a
- * kept-alive socket the server closed just as the request was written. Sending an
- * idempotent request again on a new connection is then safe, and what browsers do.
- */
-export function droppedConnection(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 3; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string' && DROPPED.has(e.code)) return true;
-  }
-  return false;
-}
-
-async function send(ctx: CheckContext, url: string, opts: HttpOptions, dispatcher: Agent): Promise<HttpResponse> {
-  const timeout = opts.timeoutMs ?? Math.min(10_000, ctx.timeoutMs);
-  const started = performance.now();
-  const res = await request(url, {
-    dispatcher,
-    method: (opts.method ?? 'GET') as 'GET',
-    headers: { 'user-agent': 'Rampart-Scanner/1', ...opts.headers },
-    body: opts.body,
-    signal: ctx.signal,
-    headersTimeout: timeout,
-    bodyTimeout: timeout,
-  });
-  const max = opts.maxBodyBytes ?? 256 * 1024;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body) {
-    const buf = chunk as Buffer;
-    chunks.push(size + buf.length > max ? buf.subarray(0, max - size) : buf);
-    size += buf.length;
-    if (size >= max) {
-      res.body.destroy();
-      break;
-    }
-  }
-  const bytes = Buffer.concat(chunks);
-  return { url, status: res.statusCode, headers: res.headers as HttpResponse['headers'], body: bytes.toString('utf8'), bytes, elapsedMs: Math.round(performance.now() - started) };
+/** Did `ctx.http` refuse the request (host out of scope, or a deny-listed address) rather than fail to get an answer? */
+export function outOfScope(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'out_of_scope';
 }
 
 /**
- * One HTTP request to an in-scope URL. The host is checked with `ctx.inScope` before
- * connecting; the check's signal aborts it; the body is read up to a bound. An idempotent
- * request whose connection was dropped before the answer is sent once more, on a fresh
- * connection (the pool may hold more sockets the server has closed); anything else fails.
+ * One HTTP request through the check's `ctx.http`, the contract's scope-guarded client: the
+ * host and every address it resolves to are judged before connecting and the peer after,
+ * certificates are not verified (the ssl scanner judges them), no redirect is followed
+ * (the crawler decides), and an idempotent request whose kept-alive connection was
+ * dropped before the answer is sent once more on a fresh one (logged). The body is read
+ * up to a bound.
  */
 export async function httpRequest(ctx: CheckContext, url: string, opts: HttpOptions = {}): Promise<HttpResponse> {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  if (!ctx.inScope(host)) throw new OutOfScopeError(`${host} is outside the scan scope`);
-  try {
-    return await send(ctx, url, opts, agent);
-  } catch (err) {
-    if (ctx.signal.aborted || !IDEMPOTENT.has((opts.method ?? 'GET').toUpperCase()) || !droppedConnection(err)) throw err;
-    ctx.log('INFO', `${opts.method ?? 'GET'} ${url}: connection dropped before the answer (${(err as Error).message}); sent again on a new connection`);
-    const fresh = new Agent({ connect: CONNECT, keepAliveTimeout: 1, pipelining: 0 });
-    try {
-      return { ...(await send(ctx, url, opts, fresh)), retried: true };
-    } finally {
-      void fresh.destroy().catch(() => undefined);
-    }
-  }
+  const res = await ctx.http.request({
+    url,
+    method: opts.method,
+    headers: opts.headers,
+    body: opts.body,
+    maxResponseBytes: opts.maxBodyBytes ?? 256 * 1024,
+    ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+  });
+  const bytes = Buffer.isBuffer(res.bytes) ? res.bytes : Buffer.from(res.bytes.buffer, res.bytes.byteOffset, res.bytes.byteLength);
+  return { url, status: res.statusCode, headers: res.headers, body: res.body, bytes, elapsedMs: res.durationMs };
 }
 
 /**
@@ -117,7 +63,7 @@ export class ProbeTally {
       this.#answered++;
       return res;
     } catch (err) {
-      if (ctx.signal.aborted || err instanceof OutOfScopeError) throw err;
+      if (ctx.signal.aborted || outOfScope(err)) throw err;
       this.#lastError = err;
       ctx.log('WARN', `${opts.method ?? 'GET'} ${url} failed (${err instanceof Error ? err.message : String(err)}); the check goes on with its other probes`);
       return null;

@@ -1,15 +1,13 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { ScanTarget } from '../../core/plugin-api/index.ts';
+import type { CheckContext, ScanTarget } from '../../core/plugin-api/index.ts';
 
 /**
- * The addresses to scan for a target, already filtered through `inScope` (the asset's
- * scope and the deny list): the IP itself, a domain's/URL host's resolved addresses,
- * or the hosts of a CIDR (at most `maxHosts`, network and broadcast addresses skipped
- * for IPv4 prefixes up to /30).
+ * The addresses to scan for a target: the hosts of a CIDR that `ctx.inScope` accepts (at
+ * most `maxHosts`, network and broadcast addresses skipped for IPv4 prefixes up to /30),
+ * or what `ctx.resolve` answers for the IP or name: in scope, and a name refused when
+ * any of its addresses is deny-listed. The scan connects to these addresses only.
  */
-export async function scanAddresses(target: ScanTarget, inScope: (h: string) => boolean, maxHosts: number): Promise<{ addresses: string[]; truncated: boolean }> {
+export async function scanAddresses(ctx: CheckContext, target: ScanTarget, maxHosts: number): Promise<{ addresses: string[]; truncated: boolean }> {
   if (target.assetType === 'network') {
     const [net, bits] = ipaddr.parseCIDR(target.name);
     const v4 = net.kind() === 'ipv4';
@@ -26,12 +24,16 @@ export async function scanAddresses(target: ScanTarget, inScope: (h: string) => 
         carry = Math.floor(carry / 256) + Math.floor(sum / 256);
       }
       const ip = ipaddr.fromByteArray(b).toString();
-      if (inScope(ip)) addresses.push(ip);
+      if (ctx.inScope(ip)) addresses.push(ip);
     }
     return { addresses, truncated: size - (skipEdges ? 2 : 0) > maxHosts };
   }
   const host = target.host ?? target.name;
-  if (isIP(host)) return { addresses: inScope(host) ? [host] : [], truncated: false };
-  const resolved = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-  return { addresses: [...new Set(resolved)].filter((ip) => inScope(ip)), truncated: false };
+  try {
+    return { addresses: await ctx.resolve(host), truncated: false };
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'out_of_scope') throw err;
+    ctx.log('WARN', (err as Error).message);
+    return { addresses: [], truncated: false };
+  }
 }

@@ -1,5 +1,6 @@
 import { Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { addressOnly } from './address-only.mjs';
 
 /**
  * Length of the first complete message at the start of `buf`, or 0 while it is
@@ -40,6 +41,7 @@ export class SocketSession {
   static open(host: string, port: number, opts: SessionOptions): Promise<SocketSession> {
     return new Promise((resolve, reject) => {
       if (opts.signal?.aborted) return reject(opts.signal.reason ?? new Error('aborted'));
+      addressOnly(host);
       const socket = opts.tls
         ? tlsConnect({ host, port, rejectUnauthorized: false, servername: opts.servername && !isIp(opts.servername) ? opts.servername : undefined })
         : new Socket().connect({ host, port });

@@ -1,4 +1,5 @@
 import { Socket } from 'node:net';
+import { addressOnly } from './address-only.mjs';
 import { SocketExhaustedError } from './connect-engine.mjs';
 import { scanSharded } from './connect-shards.ts';
 
@@ -28,6 +29,7 @@ export interface ConnectOptions {
 export function tcpConnect(host: string, port: number, opts: ConnectOptions): Promise<PortState> {
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) return reject(opts.signal.reason ?? new Error('aborted'));
+    addressOnly(host);
     const socket = new Socket();
     let settled = false;
     const finish = (err: Error | null, state?: PortState) => {

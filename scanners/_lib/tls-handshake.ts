@@ -1,6 +1,8 @@
 import { connect, rootCertificates, type DetailedPeerCertificate, type EphemeralKeyInfo, type SecureVersion } from 'node:tls';
+import { addressOnly } from './address-only.mjs';
 
 export interface HandshakeOptions {
+  /** The address to connect to (the name, if any, goes in `servername`). */
   host: string;
   port: number;
   servername?: string;
@@ -43,6 +45,7 @@ const DEFAULT_CIPHERS = 'ALL:@SECLEVEL=0';
 export function tlsHandshake(o: HandshakeOptions): Promise<HandshakeResult | HandshakeFailure> {
   return new Promise((resolve) => {
     if (o.signal?.aborted) return resolve({ ok: false, error: 'aborted' });
+    addressOnly(o.host);
     const ciphers = o.ciphers ? (o.ciphers.includes('@SECLEVEL') ? o.ciphers : `${o.ciphers}:@SECLEVEL=0`) : DEFAULT_CIPHERS;
     let settled = false;
     const socket = connect({

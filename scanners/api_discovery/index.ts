@@ -8,7 +8,7 @@ import { verboseErrors } from './checks/verbose-errors.ts';
 export default defineScanner({
   name: 'api_discovery',
   version: '1.0.0',
-  apiVersion: '^1.0.0',
+  apiVersion: '^1.5.0',
   description: 'OpenAPI/Swagger documents, GraphQL introspection, operations answering without the declared authentication, verbose errors.',
   capabilities: ['net:outbound'],
   scanTypes: ['api_discovery', 'api'],

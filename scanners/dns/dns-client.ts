@@ -5,6 +5,7 @@ import { connect, isIP } from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import type { Answer, DecodedPacket, RecordType } from 'dns-packet';
 import type { CheckContext } from '../../core/plugin-api/index.ts';
+import { addressOnly } from '../_lib/address-only.mjs';
 
 export interface DnsServerAddress {
   host: string;
@@ -20,10 +21,17 @@ export function parseServer(value: string): DnsServerAddress {
   return { host: host!, port: Number(port ?? 53) };
 }
 
-/** The resolvers of this scan: the `resolvers` option (`ip` or `ip:port`), else the system's. */
-export function resolversOf(ctx: CheckContext): string[] {
+/**
+ * The resolvers of this scan: the `resolvers` option (`ip` or `ip:port`), else the
+ * system's. A resolver named in the scan's options is held to the deny list (through
+ * `ctx.resolve`), so a scan cannot turn the DNS checks on a denied address; the
+ * system's resolvers are the operator's own and always used.
+ */
+export async function resolversOf(ctx: CheckContext): Promise<string[]> {
   const configured = ctx.options.resolvers;
-  return Array.isArray(configured) && configured.length ? configured.map(String) : getServers();
+  if (!Array.isArray(configured) || !configured.length) return getServers();
+  for (const server of configured) await ctx.resolve(parseServer(String(server)).host, { outsideScope: true });
+  return configured.map(String);
 }
 
 export function timeoutOf(ctx: CheckContext): number {
@@ -31,9 +39,9 @@ export function timeoutOf(ctx: CheckContext): number {
 }
 
 /** A node:dns Resolver on the scan's resolvers (A/AAAA/TXT/CAA/NS/CNAME). */
-export function resolverFor(ctx: CheckContext): Resolver {
+export async function resolverFor(ctx: CheckContext): Promise<Resolver> {
   const r = new Resolver({ timeout: timeoutOf(ctx), tries: 2 });
-  r.setServers(resolversOf(ctx));
+  r.setServers(await resolversOf(ctx));
   ctx.signal.addEventListener('abort', () => r.cancel(), { once: true });
   return r;
 }
@@ -82,6 +90,7 @@ export async function rawQuery(ctx: CheckContext, server: DnsServerAddress, name
 }
 
 function udpQuery(ctx: CheckContext, server: DnsServerAddress, name: string, type: RecordType, dnssecOk: boolean): Promise<RawAnswer> {
+  addressOnly(server.host);
   return new Promise((resolve, reject) => {
     const socket = createSocket(isIP(server.host) === 6 ? 'udp6' : 'udp4');
     const id = Math.floor(Math.random() * 65535);
@@ -104,6 +113,7 @@ function udpQuery(ctx: CheckContext, server: DnsServerAddress, name: string, typ
 
 /** One query over TCP: a length-prefixed message each way (RFC 1035 §4.2.2). */
 function tcpQuery(ctx: CheckContext, server: DnsServerAddress, name: string, type: RecordType, dnssecOk: boolean): Promise<RawAnswer> {
+  addressOnly(server.host);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: server.host, port: server.port });
     const id = Math.floor(Math.random() * 65535);
@@ -139,6 +149,7 @@ export interface ZoneTransfer {
  * but NOERROR, or an answer without the opening SOA, is a refusal.
  */
 export function zoneTransfer(ctx: CheckContext, server: DnsServerAddress, zone: string): Promise<ZoneTransfer> {
+  addressOnly(server.host);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: server.host, port: server.port });
     const records: Answer[] = [];

@@ -12,7 +12,7 @@ import { zoneTransferCheck } from './checks/zone-transfer.ts';
 export default defineScanner({
   name: 'dns',
   version: '1.0.0',
-  apiVersion: '^1.0.0',
+  apiVersion: '^1.5.0',
   description: 'SPF, DMARC, CAA, zone transfer, dangling CNAME, DNSSEC, wildcard records and subdomain enumeration.',
   capabilities: ['net:outbound'],
   scanTypes: ['dns'],

@@ -35,7 +35,7 @@ const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.i
 export async function discoverHosts(ctx: CheckContext, target: ScanTarget): Promise<Discovery> {
   const ports = parsePorts(String(ctx.options.discovery_ports ?? DISCOVERY_PORTS));
   const maxHosts = num(ctx.options.max_hosts, 256);
-  const { addresses, truncated } = await scanAddresses(target, ctx.inScope, maxHosts);
+  const { addresses, truncated } = await scanAddresses(ctx, target, maxHosts);
   if (truncated) ctx.log('WARN', `${target.name} has more than max_hosts=${maxHosts} addresses; only the first ${addresses.length} are tried`);
   const timeoutMs = num(ctx.options.discovery_timeout_ms, 800);
   const rate = num(ctx.options.discovery_rate, 500);

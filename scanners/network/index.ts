@@ -7,7 +7,7 @@ import { services } from './checks/services.ts';
 export default defineScanner({
   name: 'network',
   version: '1.1.0',
-  apiVersion: '^1.4.0',
+  apiVersion: '^1.5.0',
   description: 'TCP-connect host discovery across a CIDR, then port scan (all live hosts at once), service detection, access checks and exposure findings on each live host.',
   capabilities: ['net:outbound'],
   scanTypes: ['network'],

@@ -9,7 +9,7 @@ const num = (value: unknown, fallback: number) => (typeof value === 'number' && 
 /** TCP connect scan of the target's addresses (all at once), service and access checks on open ports, findings. */
 async function tcpScan(ctx: CheckContext, target: ScanTarget): Promise<void> {
   const settings = scanSettings(ctx.options);
-  const { addresses, truncated } = await scanAddresses(target, ctx.inScope, num(ctx.options.max_hosts, 256));
+  const { addresses, truncated } = await scanAddresses(ctx, target, num(ctx.options.max_hosts, 256));
   if (truncated) ctx.log('WARN', `network larger than max_hosts; scanning the first ${addresses.length} addresses`);
   if (!addresses.length) throw new Error(`no address of ${target.name} is in scope (deny list or unresolvable)`);
   await scanServices(ctx, addresses, settings, { prefixHost: target.assetType === 'network' });
@@ -18,7 +18,7 @@ async function tcpScan(ctx: CheckContext, target: ScanTarget): Promise<void> {
 export default defineScanner({
   name: 'port',
   version: '1.1.0',
-  apiVersion: '^1.4.0',
+  apiVersion: '^1.5.0',
   description: 'TCP connect port scan (adaptive per-host timeouts, large ranges spread over threads) with service detection (HTTP, TLS, SSH, SMTP, FTP, telnet, Redis, MySQL/MariaDB, PostgreSQL, NATS, MQTT, AMQP, epmd), access checks on brokers and databases, and findings scored for where the service was reached; hands the services it identified to later checks (the ssl scanner inspects the TLS ones).',
   capabilities: ['net:outbound'],
   options: {

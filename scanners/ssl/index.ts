@@ -20,7 +20,7 @@ import { acrossTlsServices, httpsOnly } from './across-tls-services.ts';
 export default defineScanner({
   name: 'ssl',
   version: '1.0.0',
-  apiVersion: '^1.0.0',
+  apiVersion: '^1.5.0',
   description: 'TLS protocol versions, weak cipher suites, certificate problems, HSTS and key exchange, by real handshakes.',
   capabilities: ['net:outbound'],
   scanTypes: ['ssl'],

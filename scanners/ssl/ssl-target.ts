@@ -20,11 +20,17 @@ export function sslEndpoint(ctx: CheckContext, target: ScanTarget): Endpoint | n
   return ep;
 }
 
-/** Handshake settings common to every probe of this endpoint (timeout, extra trust anchors). */
-export function baseHandshake(ctx: CheckContext, ep: Endpoint): HandshakeOptions {
+/**
+ * Handshake settings common to every probe of this endpoint (timeout, extra trust
+ * anchors). The host is resolved once, through `ctx.resolve`: every probe connects to
+ * that address (the name goes in SNI only), so no probe reaches what the name might
+ * answer later.
+ */
+export async function baseHandshake(ctx: CheckContext, ep: Endpoint): Promise<HandshakeOptions> {
   const extra = typeof ctx.options.extra_ca_pem === 'string' && ctx.options.extra_ca_pem ? [ctx.options.extra_ca_pem] : undefined;
   const perProbe = Number(ctx.options.handshake_timeout_ms ?? 5_000);
-  return { host: ep.host, port: ep.port, servername: ep.servername, ca: extra, timeoutMs: Math.min(perProbe, ctx.timeoutMs), signal: ctx.signal };
+  const [address] = await ctx.resolve(ep.host);
+  return { host: address!, port: ep.port, servername: ep.servername, ca: extra, timeoutMs: Math.min(perProbe, ctx.timeoutMs), signal: ctx.signal };
 }
 
 export interface CertificateFacts {
@@ -40,7 +46,7 @@ export interface CertificateFacts {
 export async function certificateFacts(ctx: CheckContext, target: ScanTarget): Promise<CertificateFacts | null> {
   const ep = sslEndpoint(ctx, target);
   if (!ep) return null;
-  const hs = await tlsHandshake(baseHandshake(ctx, ep));
+  const hs = await tlsHandshake(await baseHandshake(ctx, ep));
   if (!hs.ok) throw new Error(`TLS handshake with ${hostPort(ep)} failed: ${hs.error}`);
   if (!hs.certificate?.raw) throw new Error(`${hostPort(ep)} presented no certificate`);
   const leaf = new X509Certificate(hs.certificate.raw);

@@ -20,7 +20,7 @@ import { DEFAULT_DELAY_MS } from './active/timing.ts';
 export default defineScanner({
   name: 'web_app',
   version: '1.1.0',
-  apiVersion: '^1.4.0',
+  apiVersion: '^1.5.0',
   description: 'Security headers and cookies on every crawled page, version disclosure, directory listing, CORS, TRACE, mixed content, open redirects, sensitive files (content of every fetched body; names probed in every directory with enable_bruteforce) and, with options.active, reflected XSS, SQL injection, path traversal, OS command and template injection.',
   capabilities: ['net:outbound'],
   scanTypes: ['web_app'],

@@ -35,7 +35,11 @@ function lineOf(text: string, index: number): number {
 
 /** The imports of one file. */
 export function importsOf(root: string, file: string): ImportEdge[] {
-  const text = readFileSync(join(root, file), 'utf8');
+  return importsOfText(file, readFileSync(join(root, file), 'utf8'));
+}
+
+/** The imports written in `text`, as the file `file` would have them (a planted file in a rule's test). */
+export function importsOfText(file: string, text: string): ImportEdge[] {
   const edges: ImportEdge[] = [];
   const add = (spec: string, index: number, typeOnly: boolean): void => {
     const to = spec.startsWith('.') ? normalize(join(dirname(file), spec)) : spec;

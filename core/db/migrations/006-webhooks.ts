@@ -4,7 +4,7 @@ import { createTable, idColumn, jsonColumn, timeColumn } from '../table-defaults
 /**
  * Webhooks, their deliveries (one per event and webhook, carrying the due time of its
  * next attempt and the lease of the worker sending it) and every attempt made. Secrets
- * and custom headers are stored sealed (core/services/secret-box.ts), never in clear.
+ * and custom headers are stored sealed (core/secrets/secret-box.ts), never in clear.
  */
 export const name = '006-webhooks';
 

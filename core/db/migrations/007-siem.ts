@@ -21,7 +21,7 @@ export async function up(db: Knex): Promise<void> {
     jsonColumn(t, 'events').notNullable();
     t.integer('facility').notNullable();
     t.boolean('active').notNullable();
-    // Public certificates are stored as given; the client key is sealed (core/services/secret-box.ts).
+    // Public certificates are stored as given; the client key is sealed (core/secrets/secret-box.ts).
     t.text('tls_ca', 'longtext').nullable();
     t.text('tls_cert', 'longtext').nullable();
     t.text('tls_key_sealed', 'longtext').nullable();

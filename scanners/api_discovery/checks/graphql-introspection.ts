@@ -1,6 +1,6 @@
 import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { endpointOf } from '../../_lib/endpoint.ts';
-import { httpRequest } from '../../_lib/http.ts';
+import { ProbeTally } from '../../_lib/http.ts';
 
 export const GRAPHQL_PATHS = ['/graphql', '/api/graphql', '/graphql/v1', '/v1/graphql', '/query', '/gql'];
 const INTROSPECTION = '{__schema{queryType{name fields{name}} mutationType{name fields{name}} types{name}}}';
@@ -20,12 +20,15 @@ export const graphqlIntrospection: ScannerCheck = {
   async run(ctx, target) {
     const ep = endpointOf(target, true);
     if (!ep) return;
+    // A path that fails is logged and the others tried; no answer at all fails the check
+    // (a silent "completed" would read as "no introspection"), out of scope always does.
+    const tally = new ProbeTally();
     for (const path of GRAPHQL_PATHS) {
       const url = `${ep.origin}${path}`;
+      const res = await tally.request(ctx, url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: INTROSPECTION }), maxBodyBytes: 2 * 1024 * 1024 });
+      if (res?.status !== 200) continue;
       let schema: Schema | undefined;
       try {
-        const res = await httpRequest(ctx, url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: INTROSPECTION }), maxBodyBytes: 2 * 1024 * 1024 });
-        if (res.status !== 200) continue;
         schema = (JSON.parse(res.body) as { data?: { __schema?: Schema } }).data?.__schema;
       } catch {
         continue;
@@ -44,5 +47,6 @@ export const graphqlIntrospection: ScannerCheck = {
         location: url,
       });
     }
+    tally.settle();
   },
 };

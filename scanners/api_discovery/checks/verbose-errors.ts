@@ -1,4 +1,4 @@
-import type { ScannerCheck } from '../../../core/plugin-api/index.ts';
+import type { HttpMethod, ScannerCheck } from '../../../core/plugin-api/index.ts';
 import { endpointOf } from '../../_lib/endpoint.ts';
 import { ProbeTally, snippet } from '../../_lib/http.ts';
 
@@ -14,7 +14,7 @@ export const STACK_SIGNATURES: Array<{ stack: string; re: RegExp }> = [
 ];
 
 /** Requests that make careless handlers throw: a malformed escape, broken JSON, a type-confused query. */
-function probes(origin: string, base: string): Array<{ url: string; method: string; body?: string; headers?: Record<string, string>; why: string }> {
+function probes(origin: string, base: string): Array<{ url: string; method: HttpMethod; body?: string; headers?: Record<string, string>; why: string }> {
   return [
     { url: `${origin}/%`, method: 'GET', why: 'malformed percent-escape in the path' },
     { url: `${origin}/api/%`, method: 'GET', why: 'malformed percent-escape under /api' },

@@ -11,7 +11,7 @@ export const caa: ScannerCheck = {
   async run(ctx, target) {
     const domain = domainOf(ctx, target);
     if (!domain) return;
-    const resolver = resolverFor(ctx);
+    const resolver = await resolverFor(ctx);
     const labels = domain.split('.');
     const asked: string[] = [];
     // Stop at two labels: a public suffix never carries CAA for its customers.

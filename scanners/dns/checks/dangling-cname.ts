@@ -12,7 +12,7 @@ export const danglingCname: ScannerCheck = {
   async run(ctx, target) {
     const domain = domainOf(ctx, target);
     if (!domain) return;
-    const resolver = resolverFor(ctx);
+    const resolver = await resolverFor(ctx);
     const names = [domain, ...(ctx.options.include_subdomains === true ? subdomainWordlist(ctx).map((w) => `${w}.${domain}`) : [])];
     for (const name of names) {
       const [cname] = await resolveOrEmpty(resolver.resolveCname(name));

@@ -12,7 +12,7 @@ export const dmarc: ScannerCheck = {
     const domain = domainOf(ctx, target);
     if (!domain) return;
     const name = `_dmarc.${domain}`;
-    const txt = await resolveOrEmpty(resolverFor(ctx).resolveTxt(name));
+    const txt = await resolveOrEmpty((await resolverFor(ctx)).resolveTxt(name));
     const records = txt.map((p) => p.join('')).filter((t) => /^v=DMARC1\s*(;|$)/i.test(t));
     const policy = records.length === 1 ? /(?:^|;)\s*p\s*=\s*(\w+)/i.exec(records[0]!)?.[1]?.toLowerCase() : undefined;
     if (records.length === 1 && policy && policy !== 'none') return;

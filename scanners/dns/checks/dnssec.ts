@@ -11,7 +11,7 @@ export const dnssec: ScannerCheck = {
   async run(ctx, target) {
     const domain = domainOf(ctx, target);
     if (!domain) return;
-    const server = parseServer(resolversOf(ctx)[0]!);
+    const server = parseServer((await resolversOf(ctx))[0]!);
     const soa = await rawQuery(ctx, server, domain, 'SOA');
     const apex = [...(soa.packet.answers ?? []), ...(soa.packet.authorities ?? [])].find((a) => a.type === 'SOA')?.name?.toLowerCase();
     if (!apex) {

@@ -40,7 +40,7 @@ export const spf: ScannerCheck = {
   async run(ctx, target) {
     const domain = domainOf(ctx, target);
     if (!domain) return;
-    const resolver = resolverFor(ctx);
+    const resolver = await resolverFor(ctx);
     const records = await spfRecords(resolver, domain);
     const problems: string[] = [];
     let lookups: number | null = null;

@@ -18,7 +18,7 @@ export const subdomains: ScannerCheck = {
     }
     const domain = domainOf(ctx, target);
     if (!domain) return;
-    const resolver = resolverFor(ctx);
+    const resolver = await resolverFor(ctx);
     const lookup = async (name: string) => [...(await resolveOrEmpty(resolver.resolve4(name))), ...(await resolveOrEmpty(resolver.resolve6(name)))].sort();
     const wildcardAnswer = (await lookup(`${randomLabel()}.${domain}`)).join(',');
     const words = subdomainWordlist(ctx);

@@ -17,7 +17,7 @@ export const wildcard: ScannerCheck = {
   async run(ctx, target) {
     const domain = domainOf(ctx, target);
     if (!domain) return;
-    const resolver = resolverFor(ctx);
+    const resolver = await resolverFor(ctx);
     const probe = `${randomLabel()}.${domain}`;
     const addresses = [...(await resolveOrEmpty(resolver.resolve4(probe))), ...(await resolveOrEmpty(resolver.resolve6(probe)))];
     if (!addresses.length) return;

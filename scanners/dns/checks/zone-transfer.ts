@@ -16,12 +16,12 @@ export const zoneTransferCheck: ScannerCheck = {
   title: 'Zone transfer (AXFR) allowed',
   category: 'dns',
   maxSeverity: 'medium',
-  description: 'Asks every name server of the zone for AXFR over TCP (port `axfr_port`, default 53) and reports servers that send the zone.',
+  description: 'Asks every name server of the zone (addresses on the scan deny list excepted) for AXFR over TCP (port `axfr_port`, default 53) and reports servers that send the zone.',
   assetTypes: ['domain'],
   async run(ctx, target) {
     const domain = domainOf(ctx, target);
     if (!domain) return;
-    const resolver = resolverFor(ctx);
+    const resolver = await resolverFor(ctx);
     const port = Number(ctx.options.axfr_port ?? 53);
     const nameServers = await resolveOrEmpty(resolver.resolveNs(domain));
     if (!nameServers.length) {
@@ -31,6 +31,13 @@ export const zoneTransferCheck: ScannerCheck = {
     for (const ns of nameServers) {
       const addresses = [...(await resolveOrEmpty(resolver.resolve4(ns))), ...(await resolveOrEmpty(resolver.resolve6(ns)))].filter((ip) => !neverContacted(ip));
       for (const ip of addresses) {
+        try {
+          // A zone may name any address as its server: the scan's deny list still holds.
+          await ctx.resolve(ip, { outsideScope: true });
+        } catch (err) {
+          ctx.log('INFO', `AXFR ${domain} @${ns} (${ip}) not asked: ${(err as Error).message}`);
+          continue;
+        }
         let result;
         try {
           result = await zoneTransfer(ctx, { host: ip, port }, domain);

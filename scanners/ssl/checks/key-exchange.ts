@@ -13,7 +13,7 @@ export const keyExchange: ScannerCheck = {
   async run(ctx, target) {
     const ep = sslEndpoint(ctx, target);
     if (!ep) return;
-    const base = baseHandshake(ctx, ep);
+    const base = await baseHandshake(ctx, ep);
     const hs = await tlsHandshake(base);
     if (!hs.ok) throw new Error(`TLS handshake with ${hostPort(ep)} failed: ${hs.error}`);
     const eph = hs.ephemeral;

@@ -33,7 +33,7 @@ export const protocolVersions: ScannerCheck = {
   async run(ctx, target) {
     const ep = sslEndpoint(ctx, target);
     if (!ep) return;
-    const base = baseHandshake(ctx, ep);
+    const base = await baseHandshake(ctx, ep);
     const offered: string[] = [];
     const refused: Record<string, string> = {};
     let answered = false;

@@ -17,7 +17,7 @@ export const tls10Cbc: ScannerCheck = {
   async run(ctx, target) {
     const ep = sslEndpoint(ctx, target);
     if (!ep) return;
-    const hs = await tlsHandshake({ ...baseHandshake(ctx, ep), minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'ALL' });
+    const hs = await tlsHandshake({ ...(await baseHandshake(ctx, ep)), minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'ALL' });
     if (!hs.ok) {
       ctx.log('INFO', `${hostPort(ep)} refuses TLS 1.0 (${hs.error})`);
       return;

@@ -71,7 +71,7 @@ export const weakCiphers: ScannerCheck = {
   async run(ctx, target) {
     const ep = sslEndpoint(ctx, target);
     if (!ep) return;
-    const raw = baseHandshake(ctx, ep);
+    const raw = await baseHandshake(ctx, ep);
     const { accepted: versions, probes } = await acceptedVersions(raw);
     if (!versions.length) {
       const answers = probes.map((p) => `${versionName(p.version)}: ${describeOutcome(p.outcome)}`).join('; ');

@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { addressOnly } from '../../_lib/address-only.mjs';
 import { broadSuites, suiteName, TLS13_SUITES, type CipherSuite } from './cipher-suites.ts';
 import { buildClientHello, buildSslv2ClientHello } from './client-hello.ts';
 import { ServerFlightParser, type ServerFlight } from './server-flight.ts';
@@ -6,6 +7,7 @@ import { groupName, PQ_GROUPS, SSL2, TLS13, versionName } from './tls-names.ts';
 
 /** Where and how long a raw probe may talk. */
 export interface RawTarget {
+  /** The address to connect to (the name, if any, goes in `servername`). */
   host: string;
   port: number;
   /** SNI name (undefined for IP literals). */
@@ -31,6 +33,7 @@ export type ProbeOutcome =
 export function rawProbe(t: RawTarget, hello: Buffer, opts: { sslv2?: boolean } = {}): Promise<ProbeOutcome> {
   return new Promise((resolve) => {
     if (t.signal?.aborted) return resolve({ kind: 'aborted' });
+    addressOnly(t.host);
     const parser = new ServerFlightParser(opts.sslv2 === true);
     let received = 0;
     let settled = false;

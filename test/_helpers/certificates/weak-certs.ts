@@ -53,7 +53,7 @@ function serial(): string {
 /**
  * An RSA test CA whose leaves can carry each defect a TLS scanner looks for: weak
  * keys, SHA-1 signatures, past or future validity, wrong names, or no CA at all.
- * (test/_helpers/certs.ts stays the ECDSA default for everything else.)
+ * (test/_helpers/certificates/certs.ts stays the ECDSA default for everything else.)
  */
 export async function createRsaTestCa(name = 'Rampart Scanner Test CA'): Promise<RsaTestCa> {
   const caKeys = (await webcrypto.subtle.generateKey(rsaAlg('SHA-256'), true, ['sign', 'verify'])) as Keys;

@@ -1,5 +1,5 @@
 /**
- * A strict CEF parser for tests (formats.md §2.2): header fields split on unescaped
+ * A strict CEF parser for tests ("Implementing ArcSight CEF", rev. 25: header and extension escaping): header fields split on unescaped
  * `|` with only `\\` and `\|` allowed as escapes; extension values run to the next
  * ` key=` and allow only `\\`, `\=`, `\n`, `\r`. An unescaped `=` inside a value, a
  * bad key or a stray escape throws.

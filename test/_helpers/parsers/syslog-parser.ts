@@ -1,5 +1,5 @@
 /**
- * A strict RFC 5424 parser for tests (formats.md §3.1): anything the ABNF does not
+ * A strict RFC 5424 parser for tests (RFC 5424 §6): anything the ABNF does not
  * allow throws, including an unescaped `]` or `"` inside a PARAM-VALUE, so the syslog
  * formatter's escaping is checked, not assumed.
  */

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /**
- * A receiver's signature checks written independently of core/services/webhook-signer.ts
+ * A receiver's signature checks written independently of core/webhooks/webhook-signer.ts
  * (as a customer would, from the README), so tests do not check the signer with itself.
  */
 function equal(a: string, b: string): boolean {

@@ -56,7 +56,7 @@ async function waitForListener(port: number, child: ChildProcess, log: () => str
 }
 
 /**
- * A private rsyslogd on a loopback port (formats.md §3.3): TLS through the OpenSSL
+ * A private rsyslogd on a loopback port (rsyslogd 8.2302 as Debian 12 ships it): TLS through the OpenSSL
  * driver, anonymous client auth, mmpstrucdata to decode structured data, one JSON line
  * per message. It touches no system rsyslog (own config, pidfile and work directory).
  */

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { isDenied, scopeFunction, staticDenial, targetOf } from '../../../core/scans/scan-scope.ts';
-import { targetScope } from '../../../core/author-kit/target-scope.ts';
+import { targetScope } from '../../../core/plugins/target-scope.ts';
 
 // The scan deny list must catch an IPv4 address written in any IPv6 form that carries it.
 const LOOPBACK_FORMS = ['::7f00:1', '::127.0.0.1', '::ffff:127.0.0.1', '::ffff:0:7f00:1', '64:ff9b::7f00:1', '2002:7f00:1::1', '2001:0:4136:e378:8000:63bf:80ff:fffe'];

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { defineForwarder, type PlatformEvent } from '../../../core/plugin-api/index.ts';
 import { formatEvent } from '../../../core/author-kit/index.ts';
-import { forwarderRenderer } from '../../../core/siem/siem-render.ts';
+import { forwarderRenderer } from '../../../core/plugins/forwarder-renderer.ts';
 import cef from '../../../forwarders/cef/index.ts';
 import rfc5424 from '../../../forwarders/rfc5424/index.ts';
 import { parse5424 } from '../../_helpers/parsers/syslog-parser.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
-import { formatSyslog, truncateUtf8 } from '../../../core/siem/syslog-message.ts';
+import { formatSyslog, truncateUtf8 } from '../../../core/plugins/syslog-message.ts';
 import { octetFrame } from '../../../core/siem/syslog-transport.ts';
 import { parseCef } from '../../_helpers/parsers/cef-parser.ts';
 import { parse5424 } from '../../_helpers/parsers/syslog-parser.ts';

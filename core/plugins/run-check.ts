@@ -1,4 +1,6 @@
+import type { lookup as dnsLookup } from 'node:dns';
 import type { CheckContext, DiscoveredService, FindingReport, LogLevel, ScanTarget, ScannerCheck } from '../plugin-api/index.ts';
+import { scopeGuard } from './scope-guard.ts';
 import { scopedHttp } from './scoped-http.ts';
 import { ServiceList } from './service-list.ts';
 import { targetScope } from './target-scope.ts';
@@ -33,8 +35,10 @@ export interface RunCheckOptions {
   signal?: AbortSignal;
   /** Overrides the default scope (the target's host, or its CIDR for network assets). */
   inScope?: (hostOrIp: string) => boolean;
-  /** CIDRs never to touch: applied by the default scope and by `ctx.http` to every address it dials. */
+  /** CIDRs never to touch: applied by the default scope, and by `ctx.http` and `ctx.resolve` to every address a name resolves to. */
   deny?: readonly string[];
+  /** Replaces DNS resolution for `ctx.http` and `ctx.resolve` (`dns.lookup`'s shape): a test's resolver. */
+  resolve?: typeof dnsLookup;
   /** Called as each finding is reported, besides collecting it. */
   onFinding?: (finding: FindingReport) => void;
   /** Services found by earlier checks of the scan (`ctx.services`); omit when nothing produces them. */
@@ -61,7 +65,11 @@ export async function runCheck(check: ScannerCheck, target: ScanTarget, opts: Ru
   let done = false;
   let reported = -1;
   const inScope = opts.inScope ?? targetScope(target, opts.deny);
-  const http = scopedHttp({ inScope, deny: opts.deny ?? [], signal: controller.signal, timeoutMs });
+  const guard = scopeGuard({ inScope, deny: opts.deny ?? [], resolve: opts.resolve });
+  const log = (level: LogLevel, message: string): void => {
+    logs.push({ timestamp: new Date().toISOString(), level, message: String(message).slice(0, 4000) });
+  };
+  const http = scopedHttp({ guard, signal: controller.signal, timeoutMs, log });
   const ctx: CheckContext = {
     options: Object.freeze({ ...(opts.options ?? {}) }),
     signal: controller.signal,
@@ -71,11 +79,10 @@ export async function runCheck(check: ScannerCheck, target: ScanTarget, opts: Ru
       findings.push(finding);
       opts.onFinding?.(finding);
     },
-    log(level, message) {
-      logs.push({ timestamp: new Date().toISOString(), level, message: String(message).slice(0, 4000) });
-    },
+    log,
     inScope,
     http: { request: (req) => http.request(req) },
+    resolve: (host, o) => guard.resolve(host, { outsideScope: o?.outsideScope === true, signal: controller.signal }),
     addService(service) {
       if (done) return;
       if (!services.add(service)) ctx.log('WARN', `service dropped (invalid or over the limit): ${JSON.stringify(service).slice(0, 200)}`);

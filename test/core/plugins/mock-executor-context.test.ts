@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { OutboundHttpClient } from '../../../core/outbound/http-client.ts';
 import type { ExecutorHttp, Sandbox } from '../../../core/plugin-api/index.ts';
-import { mockExecutorContext } from '../../../core/author-kit/index.ts';
+import { mockExecutorContext } from '../../../core/plugins/mock-executor-context.ts';
 
 // The executor handle is the platform's outbound client as it is: the engine hands it in unwrapped.
 const outboundIsExecutorHttp = (client: OutboundHttpClient): ExecutorHttp => client;

@@ -1,5 +1,5 @@
 /**
- * RFC 5424 message building (formats.md §3.1): header fields sanitised to
+ * RFC 5424 message building (RFC 5424 §6, the SYSLOG-MSG ABNF): header fields sanitised to
  * PRINTUSASCII with length caps and NILVALUE, SD-NAMEs filtered, SD-PARAM values
  * escaped, MSG as UTF-8 with a BOM. The result is one SYSLOG-MSG string; framing is
  * the transport's job.

@@ -1,7 +1,8 @@
 import test from 'ava';
 import { createServer } from 'node:net';
 import type { ScannerCheck, ScannerPlugin, ScanTarget } from '../../../core/plugin-api/index.ts';
-import { runCheck, targetScope } from '../../../core/author-kit/index.ts';
+import { runCheck } from '../../../core/plugins/run-check.ts';
+import { targetScope } from '../../../core/plugins/target-scope.ts';
 
 // The fixture third-party plugin is plain JS (typed by JSDoc) outside the source tree.
 const FIXTURE = new URL('../../fixtures/third-party-scanner/index.js', import.meta.url).href;

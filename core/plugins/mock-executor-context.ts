@@ -1,6 +1,10 @@
 import { createSandbox } from '../sandbox/sandbox.ts';
 import type { AgentJobRequest, ExecutorAsset, ExecutorContext, ExecutorHttpRequest, ExecutorResult, HttpResponse, LogLevel, Sandbox } from '../plugin-api/index.ts';
 
+// The sandbox the context hands in, for a test that builds one with other limits.
+export { createSandbox, type HostFunction, type SandboxOptions } from '../sandbox/sandbox.ts';
+export { SandboxError, type SandboxErrorCode } from '../sandbox/sandbox-error.ts';
+
 export interface MockExecutorOptions {
   params?: Record<string, unknown>;
   secretParams?: string[];

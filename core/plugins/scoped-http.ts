@@ -1,24 +1,18 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, request } from 'undici';
-import type { CheckHttp, CheckHttpRequest, CheckHttpResponse } from '../plugin-api/index.ts';
-import { inCidr } from './target-scope.ts';
-
-/** Thrown when a request would leave the scan's scope (host out of scope, or a deny-listed address). */
-export class OutOfScopeError extends Error {
-  readonly code = 'out_of_scope';
-}
+import type { CheckHttp, CheckHttpRequest, CheckHttpResponse, LogLevel } from '../plugin-api/index.ts';
+import { OutOfScopeError, type ScopeGuard } from './scope-guard.ts';
 
 export interface ScopedHttpOptions {
-  inScope: (hostOrIp: string) => boolean;
-  deny: readonly string[];
+  /** Judges every host and address (the check's scope and deny list). */
+  guard: ScopeGuard;
   /** The check's signal: aborts every request. */
   signal: AbortSignal;
   /** Default per-request limit. */
   timeoutMs: number;
-  /** Test seam: replaces DNS resolution. */
-  resolve?: typeof dnsLookup;
+  /** The check's log: a request sent again after a dropped connection says so there. */
+  log?: (level: LogLevel, message: string) => void;
 }
 
 const DEFAULT_MAX_BYTES = 256 * 1024;
@@ -51,18 +45,7 @@ export interface ScopedHttp extends CheckHttp {
  * rebinding nor a redirect reaches what the scan must not touch.
  */
 export function scopedHttp(o: ScopedHttpOptions): ScopedHttp {
-  const denied = (ip: string) => o.deny.some((cidr) => inCidr(ip, cidr));
-  const resolve = o.resolve ?? dnsLookup;
-  const lookup = ((hostname: string, options: { all?: boolean; family?: number }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
-    resolve(hostname, { family: options.family as 0, all: true }, (err, addresses) => {
-      if (err) return callback(err, options.all ? [] : '');
-      const bad = addresses.find((a) => denied(a.address));
-      if (bad) return callback(new OutOfScopeError(`${hostname} resolves to ${bad.address}, which is on the scan deny list`), options.all ? [] : '');
-      if (options.all) return callback(null, addresses);
-      if (!addresses[0]) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }), '');
-      callback(null, addresses[0].address, addresses[0].family);
-    });
-  }) as unknown as LookupFunction;
+  const { denied, inScope, lookup } = o.guard;
   const agents = new Map<boolean, Agent>();
   const makeAgent = (verify: boolean, keepAliveTimeout: number): Agent => {
     const base = buildConnector({ rejectUnauthorized: verify, timeout: 5_000, lookup } as buildConnector.BuildOptions);
@@ -99,6 +82,7 @@ export function scopedHttp(o: ScopedHttpOptions): ScopedHttp {
       return await attempt(url, req, method, body, agentFor(req.verifyTls === true));
     } catch (err) {
       if (o.signal.aborted || req.signal?.aborted || !IDEMPOTENT.has(method.toUpperCase()) || !droppedConnection(err)) throw err;
+      o.log?.('INFO', `${method} ${url.href}: connection dropped before the answer (${(err as Error).message}); sent again on a new connection`);
       const fresh = makeAgent(req.verifyTls === true, 1);
       try {
         return await attempt(url, req, method, body, fresh);
@@ -111,43 +95,59 @@ export function scopedHttp(o: ScopedHttpOptions): ScopedHttp {
   async function attempt(url: URL, req: CheckHttpRequest, method: string, body: string | undefined, dispatcher: Agent): Promise<CheckHttpResponse> {
     const host = hostOf(url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutOfScopeError(`${url.protocol} is not HTTP`);
-    if (!o.inScope(host)) throw new OutOfScopeError(`${host} is outside the scan scope`);
+    if (!inScope(host)) throw new OutOfScopeError(`${host} is outside the scan scope`);
     if (isIP(host) && denied(host)) throw new OutOfScopeError(`${host} is on the scan deny list`);
     const timeoutMs = req.timeoutMs ?? Math.min(10_000, o.timeoutMs);
-    const signal = AbortSignal.any([o.signal, AbortSignal.timeout(timeoutMs), ...(req.signal ? [req.signal] : [])]);
-    const started = performance.now();
-    const res = await request(url, {
-      dispatcher,
-      method: method as 'GET',
-      headers: { 'user-agent': 'Rampart-Scanner/1', ...req.headers },
-      body,
-      signal,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
-    const max = req.maxResponseBytes ?? DEFAULT_MAX_BYTES;
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    let truncated = false;
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      if (kept + chunk.length > max) {
-        chunks.push(chunk.subarray(0, max - kept));
-        kept = max;
-        truncated = true;
-        res.body.destroy();
-        break;
-      }
-      chunks.push(chunk);
-      kept += chunk.length;
+    // One controller and one timer per request: AbortSignal.any/timeout cost far more per
+    // call and keep every request's signal tied to the check's for its whole life.
+    const controller = new AbortController();
+    const sources = req.signal ? [o.signal, req.signal] : [o.signal];
+    const onAbort = (): void => controller.abort(sources.find((s) => s.aborted)?.reason);
+    for (const s of sources) {
+      if (s.aborted) onAbort();
+      else s.addEventListener('abort', onAbort, { once: true });
     }
-    return {
-      url: url.href,
-      statusCode: res.statusCode,
-      headers: res.headers as CheckHttpResponse['headers'],
-      body: Buffer.concat(chunks).toString('utf8'),
-      truncated,
-      durationMs: Math.round(performance.now() - started),
-    };
+    const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    try {
+      const started = performance.now();
+      const res = await request(url, {
+        dispatcher,
+        method: method as 'GET',
+        headers: { 'user-agent': 'Rampart-Scanner/1', ...req.headers },
+        body,
+        signal: controller.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const max = req.maxResponseBytes ?? DEFAULT_MAX_BYTES;
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      let truncated = false;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        if (kept + chunk.length > max) {
+          chunks.push(chunk.subarray(0, max - kept));
+          kept = max;
+          truncated = true;
+          res.body.destroy();
+          break;
+        }
+        chunks.push(chunk);
+        kept += chunk.length;
+      }
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      return {
+        url: url.href,
+        statusCode: res.statusCode,
+        headers: res.headers as CheckHttpResponse['headers'],
+        body: bytes.toString('utf8'),
+        bytes,
+        truncated,
+        durationMs: Math.round(performance.now() - started),
+      };
+    } finally {
+      clearTimeout(timer);
+      for (const s of sources) s.removeEventListener('abort', onAbort);
+    }
   }
 
   return {
@@ -166,7 +166,7 @@ export function scopedHttp(o: ScopedHttpOptions): ScopedHttp {
           return res;
         }
         // Out of scope: the 3xx itself is the answer (an open-redirect check wants it).
-        if ((next.protocol !== 'http:' && next.protocol !== 'https:') || !o.inScope(hostOf(next))) return res;
+        if ((next.protocol !== 'http:' && next.protocol !== 'https:') || !inScope(hostOf(next))) return res;
         if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
           method = 'GET';
           body = undefined;

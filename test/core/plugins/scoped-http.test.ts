@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import test from 'ava';
 import type { CheckContext, ScannerCheck, ScanTarget } from '../../../core/plugin-api/index.ts';
-import { runCheck } from '../../../core/author-kit/index.ts';
+import { runCheck } from '../../../core/plugins/run-check.ts';
 
 /** A loopback site: /page, /redirect-in (to /page), /redirect-out (off scope), /post (echo), /big, /hang. */
 async function site(t: { teardown(fn: () => void): void }): Promise<{ port: number; hits: string[] }> {

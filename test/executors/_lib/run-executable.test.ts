@@ -5,9 +5,9 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogLevel } from '../../../core/plugin-api/index.ts';
-import { networkIsolation } from '../../../executors/local/network-isolation.ts';
-import { runExecutable, type RunExecutableOptions } from '../../../executors/local/run-executable.ts';
-import { alive, eventually, scriptsDir, type ScriptsDir } from './scripts-dir.ts';
+import { networkIsolation } from '../../../executors/_lib/network-isolation.ts';
+import { runExecutable, type RunExecutableOptions } from '../../../executors/_lib/run-executable.ts';
+import { alive, eventually, scriptsDir, type ScriptsDir } from '../local/scripts-dir.ts';
 
 let scripts: ScriptsDir;
 let outside: string;

@@ -1,4 +1,15 @@
-import { MAX_LOG_CHARS, OUTPUT_MARKER, type ScriptSettings } from './script-settings.ts';
+/** Characters of one log message kept. */
+export const MAX_LOG_CHARS = 4000;
+/** Marks an oversized return value in the error thrown inside the isolate. */
+export const OUTPUT_MARKER = 'RAMPART_OUTPUT_TOO_LARGE';
+
+/** What the wrapper bounds inside the isolate (the script executor's settings, the agent's limits). */
+export interface ScriptLimits {
+  maxOutputBytes: number;
+  maxLogLines: number;
+  maxHttpCalls: number;
+  maxHttpBytes: number;
+}
 
 /** Names the host functions are handed in under; the wrapper takes them off the global object before user code runs. */
 export const HOST_LOG = '__rampart_log';
@@ -9,7 +20,7 @@ export interface WrapperOptions {
   /** Only compile the source (dry runs): the function is built, never called. */
   compileOnly: boolean;
   httpAvailable: boolean;
-  limits: Pick<ScriptSettings, 'maxOutputBytes' | 'maxLogLines' | 'maxHttpCalls' | 'maxHttpBytes'>;
+  limits: ScriptLimits;
 }
 
 /**

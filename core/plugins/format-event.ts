@@ -1,5 +1,5 @@
-import { forwarderRenderer } from '../siem/siem-render.ts';
-import { truncateUtf8 } from '../siem/syslog-message.ts';
+import { forwarderRenderer } from './forwarder-renderer.ts';
+import { truncateUtf8 } from './syslog-message.ts';
 import type { ForwarderPlugin, PlatformEvent } from '../plugin-api/index.ts';
 
 export interface FormatEventOptions {

@@ -9,14 +9,32 @@ import { embeddedIPv4 } from '../outbound/embedded-ipv4.ts';
  * so a deny list of IPv4 ranges catches every spelling of them.
  */
 export function inCidr(ip: string, cidr: string): boolean {
-  try {
-    const [range, bits] = ipaddr.parseCIDR(cidr);
-    const addr = ipaddr.parse(ip);
+  return cidrMatcher([cidr])(ip);
+}
+
+/**
+ * `inCidr` against a list, its ranges parsed once: what a check's every request and
+ * connection asks of the deny list. Entries that are not CIDRs match nothing.
+ */
+export function cidrMatcher(cidrs: readonly string[]): (ip: string) => boolean {
+  const ranges = cidrs.flatMap((c) => {
+    try {
+      return [ipaddr.parseCIDR(c)];
+    } catch {
+      return [];
+    }
+  });
+  return (ip) => {
+    if (!ranges.length) return false;
+    let addr: ipaddr.IPv4 | ipaddr.IPv6;
+    try {
+      addr = ipaddr.parse(ip);
+    } catch {
+      return false;
+    }
     const embedded = addr.kind() === 'ipv6' ? embeddedIPv4(addr as ipaddr.IPv6) : null;
-    return [addr, embedded].some((a) => a !== null && a.kind() === range.kind() && a.match(range, bits));
-  } catch {
-    return false;
-  }
+    return ranges.some(([range, bits]) => [addr, embedded].some((a) => a !== null && a.kind() === range.kind() && a.match(range, bits)));
+  };
 }
 
 /**
@@ -25,10 +43,12 @@ export function inCidr(ip: string, cidr: string): boolean {
  */
 export function targetScope(target: ScanTarget, deny: readonly string[] = []): (hostOrIp: string) => boolean {
   const host = (target.host ?? '').toLowerCase();
+  const denied = cidrMatcher(deny);
+  const inNetwork = target.assetType === 'network' ? cidrMatcher([target.name]) : null;
   return (candidate: string) => {
     const value = candidate.toLowerCase().replace(/^\[|\]$/g, '');
-    if (isIP(value) && deny.some((cidr) => inCidr(value, cidr))) return false;
-    if (target.assetType === 'network') return isIP(value) !== 0 && inCidr(value, target.name);
+    if (isIP(value) && denied(value)) return false;
+    if (inNetwork) return isIP(value) !== 0 && inNetwork(value);
     return value === host;
   };
 }
