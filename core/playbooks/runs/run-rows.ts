@@ -11,7 +11,7 @@ export interface RunError {
   message: string;
   step_id?: string;
   /** Steps that failed (with on_failure continue, the run completes and lists them here). */
-  failed_steps?: Array<{ step_id: string; code: string; message: string }>;
+  failed_steps?: Array<{ step_id: string; code: string; message: string; details?: Array<{ field: string; message: string }> }>;
 }
 
 export interface RunRow {
