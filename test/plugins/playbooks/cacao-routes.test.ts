@@ -159,6 +159,20 @@ test('the reference example: dry run writes nothing; the import creates the webh
   t.is(await counts(tenantId), '1/2/2');
 });
 
+test('dry_run: true in the body (the spec\'s form) previews like ?dry_run=true and writes nothing; it is not part of the document', async (t) => {
+  const { token, tenantId } = await t0.tenant();
+  const dry = await importDoc(token, { ...clone(EXAMPLE), dry_run: true });
+  t.is(dry.statusCode, 200, dry.raw);
+  t.is(await counts(tenantId), '0/0/0');
+  t.like(dry.body.data.playbook, { name: 'Block IP via firewall HTTP API' });
+  const bad = await importDoc(token, { ...clone(EXAMPLE), dry_run: 'yes' });
+  t.is(bad.statusCode, 400);
+  t.true(bad.body.error.details.some((d: { field: string }) => d.field === 'dry_run'), bad.raw);
+  const real = await importDoc(token, { ...clone(EXAMPLE), dry_run: false });
+  t.is(real.statusCode, 201, real.raw);
+  t.is(await counts(tenantId), '1/1/1');
+});
+
 test('unsupported constructs: 400 cacao_unsupported naming each step, nothing written', async (t) => {
   const { token, tenantId } = await t0.tenant();
   const doc = clone(EXAMPLE);
