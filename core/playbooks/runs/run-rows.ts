@@ -67,6 +67,8 @@ export interface TriggerEventRef {
   id: string | null;
   kind: string;
   data: Record<string, unknown>;
+  /** A run caused by another run's event: the run at the top of that chain (the tree's root), for the fan-out bound. */
+  root_run_id?: string;
 }
 
 export interface NewRun {
