@@ -30,6 +30,7 @@ import { CredentialStore } from './secrets/credential-store.ts';
 import { ActionCatalog } from './actions/action-catalog.ts';
 import { PlaybookCatalog } from './playbooks/catalog/playbook-catalog.ts';
 import { createPlaybookRuntime } from './playbooks/runs/playbook-runtime.ts';
+import { triggeredRunCharge } from './playbooks/triggers/trigger-budget.ts';
 import { validateParameters } from './actions/parameter-validator.ts';
 import { createActionRuntime } from './action-runs/action-runtime.ts';
 import { createWebhookRuntime } from './webhooks/webhook-runtime.ts';
@@ -142,6 +143,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       config, db, bus, outbox, logger, playbooks, hooks: actionRuns.hooks,
       ports: { executions: actionRuns.executions, control: actionRuns.control, actions: catalog },
       asset: async (tenantId, id) => ((await assets.get(tenantId, id).catch(() => null)) as Record<string, unknown> | null),
+      charge: triggeredRunCharge(db, rateLimiter),
     });
     for (const service of playbookRuns.background) registry.register(service);
     const roles = options.roles ?? ROLES;

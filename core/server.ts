@@ -5,6 +5,7 @@ import { bearerAuthPlugin } from './http/auth-scheme.ts';
 import { answerClientErrors } from './http/client-error.ts';
 import { conditionalGetPlugin } from './http/conditional-get.ts';
 import { errorResponsePlugin } from './http/error-response.ts';
+import { formBodiesPlugin } from './http/form-bodies.ts';
 import { rateLimitPlugin } from './http/rate-limit-plugin.ts';
 import { assertRouteRateLimits } from './http/rate-limit-settings.ts';
 import { requestLoggerPlugin } from './http/request-logger.ts';
@@ -41,6 +42,7 @@ export async function createServer(ctx: AppContext, routes: ReadonlyArray<Plugin
     { plugin: rateLimitPlugin(ctx.rateLimiter) },
     { plugin: errorResponsePlugin(ctx.logger) },
     { plugin: bearerAuthPlugin(ctx.db, ctx.logger) },
+    { plugin: formBodiesPlugin },
     { plugin: Inert },
   ]);
   for (const plugin of routes) await server.register({ plugin, options: ctx });

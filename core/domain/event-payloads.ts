@@ -78,7 +78,7 @@ export type WebhookTestData = {
 export type SystemAlertData =
   | { alert_type: 'siem_unreachable'; message: string; integration_id: string }
   | { alert_type: 'webhook_disabled'; message: string; webhook_id: string; failing_since: string }
-  | { alert_type: 'playbook_loop'; message: string; playbook_id: string; event_id: string; depth: number };
+  | { alert_type: 'playbook_loop'; message: string; playbook_id: string; event_id: string; depth: number; reason?: 'depth' | 'fan_out' | 'rate_limited'; root_run_id?: string; caused_runs?: number };
 
 /**
  * playbook.started / playbook.completed / playbook.failed: core/playbooks/runs (a run left

@@ -1,6 +1,7 @@
 import type { Plugin, Request, ResponseToolkit, ResponseObject } from '@hapi/hapi';
 import type { Boom } from '@hapi/boom';
 import { RampartError } from '../errors.ts';
+import { acceptedTypes, mediaTypeOf, unsupportedMediaType } from './form-bodies.ts';
 import type { Logger } from '../logger.ts';
 import { safePath } from '../logger.ts';
 
@@ -37,7 +38,12 @@ function fromBoom(request: Request, err: Boom): ErrorBody {
   }
   if (status === 400 && /multipart|payload/i.test(err.message) && code !== 'invalid_json') message = 'The request body could not be read.';
   if (status === 413) message = 'The request body is larger than this endpoint accepts.';
-  if (status === 415) message = 'Unsupported Content-Type for this endpoint.';
+  if (status === 415) {
+    // What the route takes and how to send JSON, not only that this type is refused.
+    const refusal = unsupportedMediaType(mediaTypeOf(request.headers['content-type']), acceptedTypes(request));
+    message = refusal.message;
+    Object.assign(extra, refusal.extra);
+  }
   if (status === 403 && err.message === 'Insufficient scope') {
     type ScopeNeed = { required?: string[]; selection?: string[] };
     const needs = (err.data as { need?: ScopeNeed[] } | null)?.need ?? [];

@@ -1,5 +1,6 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
+import { ValidationError } from '../../core/errors.ts';
 import type { AppContext } from '../../core/app-context.ts';
 import { actionView } from '../../core/actions/action-views.ts';
 import type { ActionVersion } from '../../core/actions/action-version.ts';
@@ -47,17 +48,18 @@ export function cacaoRoutes(ctx: AppContext): ServerRoute[] {
         auth: { access: { scope: ['playbooks:write'] } },
         tags,
         description: 'Import a CACAO v2 playbook',
-        notes: 'The body is the CACAO v2 document. `?dry_run=true`: 200 with the converted definition and the actions it would create, nothing written. Otherwise 201 with the playbook and the created actions (creating actions needs `actions:write` too). 400 `cacao_invalid` (schema problems with JSON paths), 400 `cacao_unsupported` (constructs Rampart cannot run, by step id), 400 `cacao_action_invalid`, 409 `cacao_action_conflict` (an action name taken by a different action), and the checks of POST /api/playbooks.',
+        notes: 'The body is the CACAO v2 document. `?dry_run=true`, or `dry_run: true` beside the document fields (the spec form; removed before validation): 200 with the converted definition and the actions it would create, nothing written. Otherwise 201 with the playbook and the created actions (creating actions needs `actions:write` too). 400 `cacao_invalid` (schema problems with JSON paths), 400 `cacao_unsupported` (constructs Rampart cannot run, by step id), 400 `cacao_action_invalid`, 409 `cacao_action_conflict` (an action name taken by a different action), and the checks of POST /api/playbooks.',
         payload: { parse: true, allow: 'application/json' },
         validate: { query: Joi.object({ dry_run: Joi.boolean().default(false) }), payload: Joi.any().required() },
         response: { status: { 200: dataOf(importedSchema, 'CacaoImportDryRunResponse'), 201: dataOf(importedSchema, 'CacaoImportResponse') } },
       },
       handler: async (request, h) => {
         const caller = callerOf(request);
+        const { doc, dryRun } = bodyDryRun(request.payload, (request.query as { dry_run: boolean }).dry_run);
         const result = await cacao.import(
           { tenantId: caller.tenantId, createdBy: caller.userId ?? caller.tokenId, mayCreateActions: caller.scope.includes('actions:write') },
-          request.payload,
-          { dryRun: (request.query as { dry_run: boolean }).dry_run },
+          doc,
+          { dryRun },
         );
         const reused_actions = result.reused.map(reusedView);
         if (result.dryRun) return { data: { playbook: result.playbook, actions: result.actions, reused_actions } };
@@ -65,4 +67,16 @@ export function cacaoRoutes(ctx: AppContext): ServerRoute[] {
       },
     },
   ];
+}
+
+/**
+ * The spec puts `dry_run: true` in the import's body; Rampart also takes it as a query
+ * flag (the body then stays a pure CACAO document). A body `dry_run` is not a CACAO field:
+ * it is taken out before the document is validated, and must be a boolean.
+ */
+function bodyDryRun(payload: unknown, queryDryRun: boolean): { doc: unknown; dryRun: boolean } {
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload) || !Object.hasOwn(payload, 'dry_run')) return { doc: payload, dryRun: queryDryRun };
+  const { dry_run: flag, ...doc } = payload as Record<string, unknown>;
+  if (typeof flag !== 'boolean') throw new ValidationError('dry_run must be a boolean (true previews the import, nothing is written).', [{ field: 'dry_run', message: 'must be a boolean' }]);
+  return { doc, dryRun: queryDryRun || flag };
 }

@@ -89,6 +89,7 @@ const plannedStep = Joi.object({
 export const dryRunSchema = Joi.object({
   playbook_id: Joi.string().required(),
   dry_run: Joi.boolean().valid(true).required(),
-  status: Joi.string().valid('completed', 'failed').required(),
+  status: Joi.string().valid('completed', 'failed').required().description('The status the run would end with: failed when a step fails (its plan, or its mock) and on_failure is abort.'),
+  failed_steps: Joi.array().items(Joi.string()).required().description('The steps whose outcome is failed, in walk order.'),
   steps: Joi.array().items(plannedStep).required(),
 }).label('PlaybookDryRun');

@@ -1,7 +1,7 @@
 import { ValidationError, type FieldProblem } from '../../errors.ts';
 import type { PlaybookDefinition, PlaybookStep } from '../playbook-types.ts';
 import { convertCommand } from './cacao-actions.ts';
-import { conditionFromCacao } from './cacao-conditions.ts';
+import { conditionFromCacao, conditionToCacao } from './cacao-conditions.ts';
 import {
   RAMPART_EXTENSION_ID, type CacaoPlaybook, type CacaoStep, type ImportPlan, type PlannedAction, type RampartPlaybookExtension, type RampartStepExtension,
 } from './cacao-types.ts';
@@ -22,9 +22,12 @@ function extensionOf<T>(holder: Record<string, unknown> | undefined): T | undefi
 /**
  * A CACAO v2 playbook (already schema-checked) as a Rampart definition plus the actions
  * it needs (docs/design/cacao.md). Every construct Rampart cannot run is reported by step
- * id in one 400 `cacao_unsupported`; nothing is dropped. The CACAO workflow decides the
- * step graph; the Rampart extension, when present, restores step ids and names, action_refs,
- * parameters, native conditions, the trigger and the other playbook fields.
+ * id in one 400 `cacao_unsupported`; nothing is dropped. The CACAO document's own fields
+ * are authoritative (name, description, labels, playbook_variables, the workflow with its
+ * step names and condition texts), so a document edited in a CACAO tool imports as edited.
+ * The Rampart extension, when present, restores only what CACAO cannot say: the trigger,
+ * on_failure, timeout and version, step ids, action_refs with their step parameters, and a
+ * native condition while the CACAO condition text is still the one exported from it.
  */
 export function cacaoToPlaybook(doc: CacaoPlaybook): ImportPlan {
   const problems: FieldProblem[] = [];
@@ -74,6 +77,7 @@ export function cacaoToPlaybook(doc: CacaoPlaybook): ImportPlan {
   const rid = (id: string) => { const named = stepExt(id)?.step_id; return typeof named === 'string' ? named : id; };
   const exitRid = (id: string) => { const e = walk.exitOf.get(id); return e ? rid(e) : null; };
   const variables = new Set(Object.keys(doc.playbook_variables ?? {}).filter((k) => VARIABLE_KEY.test(k)).map((k) => k.slice(2, -2)));
+  const exportedVariables = new Set(Object.keys(ext?.definition?.parameters ?? {}));
   const actions = new Map<string, PlannedAction>();
   const usedNames = new Set<string>();
   const actionName = (base: string) => {
@@ -87,7 +91,7 @@ export function cacaoToPlaybook(doc: CacaoPlaybook): ImportPlan {
   for (const id of walk.order) {
     const s: CacaoStep = workflow[id]!;
     const se = stepExt(id);
-    const name = (se?.name ?? s.name ?? id).slice(0, 200);
+    const name = (s.name ?? se?.name ?? id).slice(0, 200);
     const cont = s.on_completion ?? s.on_success;
     if (s.type === 'action') {
       const next = cont && !isEnd(cont) ? rid(cont) : exitRid(id);
@@ -110,7 +114,8 @@ export function cacaoToPlaybook(doc: CacaoPlaybook): ImportPlan {
     } else if (s.type === 'if-condition') {
       const inner = cont && !isEnd(cont) ? rid(cont) : exitRid(id);
       const branch = (target: string | undefined) => (target && !isEnd(target) ? rid(target) : inner);
-      let condition = se?.condition;
+      // The native condition only while the CACAO text is still what it exports to (an edited text wins).
+      let condition = se?.condition && s.condition === conditionToCacao(se.condition, exportedVariables) ? se.condition : undefined;
       if (!condition) {
         const parsed = conditionFromCacao(s.condition ?? '', variables);
         if ('problem' in parsed) { problem(id, parsed.problem); continue; }
@@ -137,19 +142,10 @@ export function cacaoToPlaybook(doc: CacaoPlaybook): ImportPlan {
     steps.sort((a, b) => at(a.id) - at(b.id) || dfs.get(a.id)! - dfs.get(b.id)!);
   }
   const parameters = Object.fromEntries(Object.entries(doc.playbook_variables ?? {}).filter(([k]) => VARIABLE_KEY.test(k)).map(([k, v]) => [k.slice(2, -2), fromVariable(v)]));
+  const own = { name: doc.name.slice(0, 200), description: (doc.description ?? '').slice(0, 2000), tags: doc.labels ?? [], parameters };
   const definition: PlaybookDefinition = ext?.definition
-    ? { ...ext.definition, steps }
-    : {
-        name: doc.name.slice(0, 200),
-        version: '1.0.0',
-        description: (doc.description ?? '').slice(0, 2000),
-        trigger: { event: 'manual', conditions: {} },
-        steps,
-        on_failure: modes.continue.length && !modes.abort.length ? 'continue' : 'abort',
-        timeout_minutes: 60,
-        tags: doc.labels ?? [],
-        parameters,
-      };
+    ? { ...ext.definition, ...own, steps }
+    : { ...own, version: '1.0.0', trigger: { event: 'manual', conditions: {} }, steps, on_failure: modes.continue.length && !modes.abort.length ? 'continue' : 'abort', timeout_minutes: 60 };
   return { definition, actions: [...actions.values()] };
 }
 

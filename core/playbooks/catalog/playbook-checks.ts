@@ -56,7 +56,8 @@ export function checkLanguage(def: PlaybookDefinition): void {
         stepIds: ids,
         earlierStepIds: (id) => [...(before.get(id) ?? [])],
         triggerEvent: def.trigger.event,
-        parameterNames: Object.keys(def.parameters),
+        // No declaration (the spec's playbook): any name, checked when a run renders it.
+        parameterNames: Object.keys(def.parameters ?? {}).length ? Object.keys(def.parameters) : null,
         stepId: step.id,
       });
       for (const message of messages) problems.push({ field: `steps.${i}.parameters`, message: `step ${step.id}: ${message}` });

@@ -20,7 +20,12 @@ export interface StaticPlaceholderOptions {
   /** The steps guaranteed to have run before a step (stepsBefore). */
   earlierStepIds: (stepId: string) => string[];
   triggerEvent: string;
-  parameterNames: string[];
+  /**
+   * The playbook's declared parameters; null when it declares none (the spec's playbook
+   * has no declaration): then any `parameters.<name>` is accepted here, and a run that
+   * lacks the value fails that step naming it (missingParameterError).
+   */
+  parameterNames: string[] | null;
   /**
    * The step whose parameters these are. Without it `steps.<id>` is only checked to name
    * an existing step, not that it runs earlier.
@@ -48,7 +53,7 @@ function pathProblem(path: string, opts: StaticPlaceholderOptions): string | nul
     return `there is no finding: the trigger event "${opts.triggerEvent}" is not a finding event (finding.new, finding.status_changed)`;
   }
   if (root === 'event' && opts.triggerEvent === 'manual') return 'there is no event: the playbook is only run by hand (trigger "manual")';
-  if (root === 'parameters' && !opts.parameterNames.includes(second!)) {
+  if (root === 'parameters' && opts.parameterNames !== null && !opts.parameterNames.includes(second!)) {
     return `the parameter "${second}" is not declared in the playbook's parameters`;
   }
   if (root === 'steps') {
@@ -122,4 +127,24 @@ export function renderParameters(value: unknown, context: RunContext): { value: 
     return out + text.slice(last);
   });
   return { value: rendered, missing: [...missing] };
+}
+
+/** The `parameters.<name>` placeholders among a render's missing paths: their names. */
+export function missingParameterNames(missing: string[]): string[] {
+  return [...new Set(missing.filter((p) => p.startsWith('parameters.')).map((p) => p.split('.')[1]!))];
+}
+
+/**
+ * The step error of a render that lacks values: `missing_parameter` naming what to pass
+ * when run parameters are missing (a playbook that declares none has no defaults to fall
+ * back on), else `missing_placeholder` naming the paths.
+ */
+export function missingValuesError(stepId: string, missing: string[]): { code: string; message: string; placeholders: string[]; parameters?: string[] } {
+  const names = missingParameterNames(missing);
+  const list = missing.map((m) => `{{ ${m} }}`).join(', ');
+  if (names.length) {
+    const pass = names.map((n) => `"${n}"`).join(', ');
+    return { code: 'missing_parameter', message: `Step ${stepId}: no value for ${list}: pass ${pass} in the run's "parameters" (or declare a default in the playbook's "parameters").`, placeholders: missing, parameters: names };
+  }
+  return { code: 'missing_placeholder', message: `Step ${stepId}: no value for ${list}.`, placeholders: missing };
 }

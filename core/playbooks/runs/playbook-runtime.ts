@@ -6,6 +6,7 @@ import type { EventBus } from '../../events/event-bus.ts';
 import type { Outbox } from '../../events/outbox.ts';
 import type { Logger } from '../../logger.ts';
 import type { BackgroundService } from '../../work/background-registry.ts';
+import type { TriggeredRunCharge } from '../triggers/trigger-budget.ts';
 import { TriggerConsumer } from '../triggers/trigger-consumer.ts';
 import type { ActionPorts, AssetLookup, PlaybookSource } from './run-ports.ts';
 import { PlaybookRunService } from './run-service.ts';
@@ -21,6 +22,8 @@ export interface PlaybookRuntimeDeps {
   ports: ActionPorts;
   hooks: FinishHooks;
   asset: AssetLookup;
+  /** Charges runs caused by runs to the tenant's request budget (triggers/trigger-budget.ts). */
+  charge?: TriggeredRunCharge;
 }
 
 export interface PlaybookRuntime {
@@ -40,7 +43,7 @@ export function createPlaybookRuntime(d: PlaybookRuntimeDeps): PlaybookRuntime {
   const worker = new PlaybookRunWorker({ db: d.db, outbox: d.outbox, logger: d.logger, config: d.config.playbooks, ports: d.ports });
   const runs = new PlaybookRunService({ db: d.db, outbox: d.outbox, playbooks: d.playbooks, ports: d.ports, asset: d.asset, wake: () => worker.wake(), now: () => worker.now(), cancelWaitMs: d.config.playbooks.leaseMs });
   d.hooks.onFinished('playbook_step', (row, trx) => runs.onStepActionFinished(row, trx));
-  const triggers = new TriggerConsumer({ db: d.db, bus: d.bus, outbox: d.outbox, logger: d.logger, config: d.config, playbooks: d.playbooks, runs, onRuns: () => worker.wake() });
+  const triggers = new TriggerConsumer({ db: d.db, bus: d.bus, outbox: d.outbox, logger: d.logger, config: d.config, playbooks: d.playbooks, runs, onRuns: () => worker.wake(), ...(d.charge ? { charge: d.charge } : {}) });
   let unsubscribe: (() => void) | null = null;
   return {
     runs,

@@ -1,8 +1,9 @@
 import type { Db } from '../../db/create-db.ts';
+import type { FieldProblem } from '../../errors.ts';
 import { fromJson, toJson } from '../../db/json.ts';
 import { newId } from '../../ids.ts';
 import { evaluateConditions } from '../language/conditions.ts';
-import { renderParameters } from '../language/templates.ts';
+import { missingValuesError, renderParameters } from '../language/templates.ts';
 import type { PlaybookDefinition, PlaybookStep } from '../playbook-types.ts';
 import { ActionStepRunner } from './action-step.ts';
 import { contextOf } from './run-context.ts';
@@ -45,8 +46,8 @@ export class RunAdvancer {
       const failed = rows.filter((r) => r.status === 'failed');
       if (failed.length && def.on_failure === 'abort') {
         const first = failed[0]!;
-        const err = fromJson<{ code?: string; message?: string } | null>(first.error, null);
-        return { end: { status: 'failed', error: { code: 'step_failed', message: `Step ${first.step_id} failed: ${err?.message ?? err?.code ?? 'failed'}`, step_id: first.step_id, failed_steps: failedList(failed) } } };
+        const [summary] = failedList([first]);
+        return { end: { status: 'failed', error: { code: 'step_failed', message: `Step ${first.step_id} failed: ${summary!.message || summary!.code}`, step_id: first.step_id, failed_steps: failedList(failed) } } };
       }
       const have = new Map(rows.map((r) => [r.step_id, r]));
       const todo = [...activated(def, rows)].filter((id) => !have.has(id));
@@ -92,7 +93,7 @@ export class RunAdvancer {
     }
     const rendered = renderParameters(step.parameters ?? {}, context);
     if (rendered.missing.length) {
-      const error = { code: 'missing_placeholder', message: `Step ${step.id}: no value for ${rendered.missing.map((m) => `{{ ${m} }}`).join(', ')}.`, placeholders: rendered.missing };
+      const error = missingValuesError(step.id, rendered.missing);
       await runRepository.insertStep(this.db, { ...base, status: 'failed', error: toJson(error), completed_at: now });
       return;
     }
@@ -118,9 +119,16 @@ export function activated(def: PlaybookDefinition, rows: StepRunRow[]): Set<stri
   return out;
 }
 
+/**
+ * Each failed step's code and message; a refusal with field-level details ("Invalid
+ * parameters.") carries them in the message and as `details`, so the run's error says
+ * what was wrong without a second request for the step records.
+ */
 function failedList(rows: StepRunRow[]): NonNullable<RunError['failed_steps']> {
   return rows.map((r) => {
-    const e = fromJson<{ code?: string; message?: string } | null>(r.error, null);
-    return { step_id: r.step_id, code: e?.code ?? 'failed', message: e?.message ?? '' };
+    const e = fromJson<{ code?: string; message?: string; details?: FieldProblem[] } | null>(r.error, null);
+    const details = Array.isArray(e?.details) ? e.details : [];
+    const message = details.length ? `${e?.message ?? ''} ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}.`.trim() : (e?.message ?? '');
+    return { step_id: r.step_id, code: e?.code ?? 'failed', message, ...(details.length ? { details } : {}) };
   });
 }

@@ -11,7 +11,7 @@ export interface RunError {
   message: string;
   step_id?: string;
   /** Steps that failed (with on_failure continue, the run completes and lists them here). */
-  failed_steps?: Array<{ step_id: string; code: string; message: string }>;
+  failed_steps?: Array<{ step_id: string; code: string; message: string; details?: Array<{ field: string; message: string }> }>;
 }
 
 export interface RunRow {
@@ -67,6 +67,8 @@ export interface TriggerEventRef {
   id: string | null;
   kind: string;
   data: Record<string, unknown>;
+  /** A run caused by another run's event: the run at the top of that chain (the tree's root), for the fan-out bound. */
+  root_run_id?: string;
 }
 
 export interface NewRun {

@@ -3,7 +3,7 @@ import type { ExecutionRow } from '../../action-runs/execution-rows.ts';
 import type { Db, Transaction } from '../../db/create-db.ts';
 import type { PageRequest } from '../../db/paginate.ts';
 import type { EventPayloads } from '../../domain/event-payloads.ts';
-import { ConflictError, NotFoundError } from '../../errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Outbox, UnitOfWork } from '../../events/outbox.ts';
 import { newId } from '../../ids.ts';
 import type { PlaybookVersion } from '../playbook-types.ts';
@@ -55,6 +55,7 @@ export class PlaybookRunService {
 
   async run(who: Principal, playbookId: string, req: RunRequest): Promise<{ run: RunView } | { plan: DryRunResult }> {
     const version = await this.deps.playbooks.forRun(who.tenantId, playbookId);
+    undeclaredParameters(version, req.parameters ?? {});
     if (req.dry_run === true) {
       const asset = req.target_asset_id ? await this.#asset(who.tenantId, req.target_asset_id) : null;
       return { plan: await planRun(this.deps.ports, who, version, req, asset) };
@@ -166,4 +167,22 @@ export class PlaybookRunService {
 function assetIdOf(event: TriggerEventRef | null): string | null {
   const asset = eventAsset(event?.data);
   return typeof asset?.id === 'string' ? asset.id : null;
+}
+
+/**
+ * A playbook that declares its parameters takes only those: a misspelt name would
+ * otherwise run with the default. 400 `unknown_parameter` naming each. A playbook that
+ * declares none (the spec's form) takes any; a step missing one fails naming it.
+ */
+function undeclaredParameters(version: PlaybookVersion, given: Record<string, unknown>): void {
+  const declared = Object.keys(version.parameters ?? {});
+  if (!declared.length) return;
+  const unknown = Object.keys(given).filter((name) => !declared.includes(name));
+  if (!unknown.length) return;
+  const names = unknown.map((n) => `"${n}"`).join(', ');
+  throw new ValidationError(
+    `The run parameter(s) ${names} are not declared by playbook ${version.name} (it declares ${declared.map((n) => `"${n}"`).join(', ')}).`,
+    unknown.map((n) => ({ field: `parameters.${n}`, message: `is not a parameter of this playbook (declared: ${declared.join(', ')})` })),
+    'unknown_parameter',
+  );
 }

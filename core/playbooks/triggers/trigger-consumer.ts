@@ -9,7 +9,8 @@ import type { PlatformEvent } from '../../plugin-api/index.ts';
 import { evaluateConditions } from '../language/conditions.ts';
 import type { PlaybookSource } from '../runs/run-ports.ts';
 import type { PlaybookRunService } from '../runs/run-service.ts';
-import { triggerRepository } from './trigger-repository.ts';
+import type { TriggeredRunCharge } from './trigger-budget.ts';
+import { triggerRepository, type CauseRun } from './trigger-repository.ts';
 
 export interface TriggerConsumerDeps {
   db: Db;
@@ -21,7 +22,12 @@ export interface TriggerConsumerDeps {
   runs: PlaybookRunService;
   /** Wakes the run worker when runs were queued. */
   onRuns(): void;
+  /** Charges a run caused by another run to its tenant's request budget (trigger-budget.ts); absent: free. */
+  charge?: TriggeredRunCharge;
 }
+
+/** Why a triggered run was not created (each raises a `playbook_loop` system.alert). */
+type Refusal = { reason: 'depth'; depth: number } | { reason: 'fan_out'; caused: number; root: string } | { reason: 'rate_limited'; root: string };
 
 /**
  * Turns outbox events into playbook runs. It reads the events table from its own durable
@@ -30,7 +36,10 @@ export interface TriggerConsumerDeps {
  * names its kind and whose conditions hold over its data; a match queues a pending run
  * keyed by (playbook, event), so a batch handled twice (a crash before the cursor moved,
  * two processes after a lease lapsed) creates nothing twice. Runs whose own actions keep
- * triggering playbooks are cut at `playbooks.maxTriggerDepth` with a `system.alert`.
+ * triggering playbooks are bounded as a tree: in depth by `playbooks.maxTriggerDepth`, in
+ * total by `playbooks.maxRunsPerRoot` (every run one root run caused, at any depth), and
+ * each caused run is charged to the tenant's request budget. A refused run raises a
+ * `playbook_loop` system.alert saying which bound held.
  */
 export class TriggerConsumer {
   readonly #consumer: EventConsumer;
@@ -76,36 +85,57 @@ export class TriggerConsumer {
       const candidates = await lookups.get(key)!;
       const matching = candidates.filter((p) => p.trigger.event === event.kind && evaluateConditions(p.trigger.conditions ?? {}, event.data));
       if (!matching.length) continue;
-      const cause = await this.#causeDepth(event);
-      const depth = cause === null ? 0 : cause + 1;
+      const cause = await this.#cause(event);
+      const depth = cause === null ? 0 : cause.depth + 1;
       for (const version of matching) {
-        if (depth > this.deps.config.playbooks.maxTriggerDepth) {
-          await this.#loopAlert(event, version.playbookId, depth);
+        const refusal = await this.#refusal(event, cause, depth);
+        if (refusal) {
+          await this.#loopAlert(event, version.playbookId, refusal, depth);
           continue;
         }
-        const id = await this.deps.runs.create(version, { triggerEvent: { id: event.id, kind: event.kind, data: event.data }, targetAssetId: null, parameters: {}, depth, requestedBy: null, start: false });
+        const triggerEvent = { id: event.id, kind: event.kind, data: event.data, ...(cause ? { root_run_id: cause.rootRunId } : {}) };
+        const id = await this.deps.runs.create(version, { triggerEvent, targetAssetId: null, parameters: {}, depth, requestedBy: null, start: false });
         if (id) created += 1;
       }
     }
     return created;
   }
 
-  async #causeDepth(event: PlatformEvent): Promise<number | null> {
+  async #cause(event: PlatformEvent): Promise<CauseRun | null> {
     const id = event.data.execution_id;
     if (typeof id !== 'string') return null;
-    if (event.kind.startsWith('playbook.')) return triggerRepository.depthOfRun(this.deps.db, id);
-    if (event.kind.startsWith('action.')) return triggerRepository.depthOfExecution(this.deps.db, id);
+    if (event.kind.startsWith('playbook.')) return triggerRepository.causeRun(this.deps.db, id);
+    if (event.kind.startsWith('action.')) return triggerRepository.causeExecution(this.deps.db, id);
     return null;
   }
 
-  async #loopAlert(event: PlatformEvent, playbookId: string, depth: number): Promise<void> {
-    const max = this.deps.config.playbooks.maxTriggerDepth;
-    this.deps.logger.warn({ playbook_id: playbookId, event_id: event.id, depth }, 'playbook trigger loop cut');
+  /** Null when a run may be created for this event; else which bound refuses it. Only runs caused by runs are bounded and charged. */
+  async #refusal(event: PlatformEvent, cause: CauseRun | null, depth: number): Promise<Refusal | null> {
+    if (cause === null) return null;
+    if (depth > this.deps.config.playbooks.maxTriggerDepth) return { reason: 'depth', depth };
+    const caused = await triggerRepository.causedBy(this.deps.db, event.tenantId!, cause.rootRunId);
+    if (caused >= this.deps.config.playbooks.maxRunsPerRoot) return { reason: 'fan_out', caused, root: cause.rootRunId };
+    if (this.deps.charge && !(await this.deps.charge(event.tenantId!))) return { reason: 'rate_limited', root: cause.rootRunId };
+    return null;
+  }
+
+  async #loopAlert(event: PlatformEvent, playbookId: string, refusal: Refusal, depth: number): Promise<void> {
+    const { maxTriggerDepth, maxRunsPerRoot } = this.deps.config.playbooks;
+    const head = `Playbook ${playbookId} was not started for event ${event.id} (${event.kind}): `;
+    const message = refusal.reason === 'depth'
+      ? `${head}the chain of runs that caused the event is ${refusal.depth} deep, beyond playbooks.maxTriggerDepth (${maxTriggerDepth}).`
+      : refusal.reason === 'fan_out'
+        ? `${head}run ${refusal.root} has already caused ${refusal.caused} runs, the most playbooks.maxRunsPerRoot (${maxRunsPerRoot}) allows one run to cause.`
+        : `${head}the tenant's request budget is spent (runs caused by run ${refusal.root} are charged to it).`;
+    this.deps.logger.warn({ playbook_id: playbookId, event_id: event.id, ...refusal }, 'playbook trigger loop cut');
     await this.deps.outbox.transaction(async (uow) => {
       await uow.emit({
         tenantId: event.tenantId,
         kind: 'system.alert',
-        data: { alert_type: 'playbook_loop', message: `Playbook ${playbookId} was not started for event ${event.id} (${event.kind}): the chain of runs that caused the event is ${depth} deep, beyond playbooks.maxTriggerDepth (${max}).`, playbook_id: playbookId, event_id: event.id, depth },
+        data: {
+          alert_type: 'playbook_loop', message, playbook_id: playbookId, event_id: event.id, reason: refusal.reason, depth,
+          ...('root' in refusal ? { root_run_id: refusal.root } : {}), ...('caused' in refusal ? { caused_runs: refusal.caused } : {}),
+        },
       });
     });
   }

@@ -34,12 +34,16 @@ test.serial('the scrape needs the metrics token: none, a tenant token or the adm
   t.is(ok.headers['cache-control'], 'no-store');
 });
 
-test.serial('without a configured token /metrics does not exist', async (t) => {
+test.serial('without a configured token /metrics says it is off and how to turn it on (not a bare 404 like a mistyped URL)', async (t) => {
   const other = await createTestApp();
   try {
     const res = await other.request('GET', '/metrics', { token: SCRAPE_TOKEN });
     t.is(res.statusCode, 404);
-    t.is(res.body.error.code, 'not_found');
+    t.is(res.body.error.code, 'metrics_disabled');
+    t.regex(res.body.error.message, /off/);
+    t.regex(res.body.error.message, /RAMPART__metrics__token/);
+    t.regex(res.body.error.message, /docs\/operations\.md/);
+    t.false(/\b[0-9a-f]{24,}\b/.test(res.raw), 'nothing about the token leaks');
   } finally {
     await other.close();
   }

@@ -96,6 +96,41 @@ test('round trip in the same tenant after a delete: identical actions are reused
   t.is(await counts(src.tenantId), before.replace(/^(\d+)\/(\d+)\/(\d+)$/, (_m, a, p, v) => `${a}/${Number(p) + 1}/${Number(v) + 1}`));
 });
 
+test('the CACAO document\'s own fields win over the extension: a copy edited as a CACAO user would (new name and id) imports as a new playbook', async (t) => {
+  const src = await tenantWithPlaybook();
+  const doc = (await t0.request('GET', `/api/playbooks/${src.playbookId}/export`, { token: src.token })).body;
+  doc.id = 'playbook--6d1c2b7e-9a0f-4c3e-8d5b-2f7a1e4c9b30';
+  doc.name = 'contain (copy)';
+  doc.description = 'edited in a CACAO editor';
+  doc.labels = ['copied'];
+  doc.playbook_variables['__ip__'].value = '203.0.113.9';
+  t.deepEqual(cacaoSchemaProblems(doc), []);
+  const res = await importDoc(src.token, doc);
+  t.is(res.statusCode, 201, res.raw);
+  const got = (await t0.request('GET', `/api/playbooks/${res.body.data.playbook.id}`, { token: src.token })).body.data;
+  t.not(got.id, src.playbookId);
+  t.like(got, { name: 'contain (copy)', description: 'edited in a CACAO editor', tags: ['copied'], parameters: { ip: '203.0.113.9', n: 2 } });
+  // What CACAO cannot say still comes from the extension.
+  t.like(got, { version: '1.1.0', on_failure: 'continue', timeout_minutes: 20, trigger: src.definition.trigger });
+  t.deepEqual(got.steps, src.definition.steps);
+  // The unedited document clashes with the original: 409 naming it.
+  const clash = await importDoc(src.token, (await t0.request('GET', `/api/playbooks/${src.playbookId}/export`, { token: src.token })).body);
+  t.is(clash.statusCode, 409);
+  t.is(clash.body.error.code, 'playbook_exists');
+  t.regex(clash.body.error.message, /"contain"/);
+  // A step renamed in the workflow keeps the new name; an edited condition is read from the CACAO text.
+  const renamed = clone(doc);
+  renamed.name = 'contain (renamed steps)';
+  const gateId = Object.keys(renamed.workflow).find((k) => renamed.workflow[k].type === 'if-condition')!;
+  renamed.workflow[gateId].name = 'Gate (edited)';
+  renamed.workflow[gateId].condition = '__n__:value >= 5';
+  const r2 = await importDoc(src.token, renamed);
+  t.is(r2.statusCode, 201, r2.raw);
+  const gate = r2.body.data.playbook.steps.find((s: { id: string }) => s.id === 'gate');
+  t.is(gate.name, 'Gate (edited)');
+  t.deepEqual(gate.if, { 'parameters.n': { gte: 5 } });
+});
+
 test('the reference example: dry run writes nothing; the import creates the webhook action and the playbook; a taken name is refused by import and dry run alike; after a delete the import reuses the action', async (t) => {
   const { token, tenantId } = await t0.tenant();
   const dry = await importDoc(token, EXAMPLE, '?dry_run=true');
@@ -122,6 +157,20 @@ test('the reference example: dry run writes nothing; the import creates the webh
   t.deepEqual(again.body.data.actions, []);
   t.deepEqual(again.body.data.reused_actions, [{ id: res.body.data.actions[0].id, name: 'Block IP via firewall HTTP API: Add IP to blocklist', version: '1.0.0' }]);
   t.is(await counts(tenantId), '1/2/2');
+});
+
+test('dry_run: true in the body (the spec\'s form) previews like ?dry_run=true and writes nothing; it is not part of the document', async (t) => {
+  const { token, tenantId } = await t0.tenant();
+  const dry = await importDoc(token, { ...clone(EXAMPLE), dry_run: true });
+  t.is(dry.statusCode, 200, dry.raw);
+  t.is(await counts(tenantId), '0/0/0');
+  t.like(dry.body.data.playbook, { name: 'Block IP via firewall HTTP API' });
+  const bad = await importDoc(token, { ...clone(EXAMPLE), dry_run: 'yes' });
+  t.is(bad.statusCode, 400);
+  t.true(bad.body.error.details.some((d: { field: string }) => d.field === 'dry_run'), bad.raw);
+  const real = await importDoc(token, { ...clone(EXAMPLE), dry_run: false });
+  t.is(real.statusCode, 201, real.raw);
+  t.is(await counts(tenantId), '1/1/1');
 });
 
 test('unsupported constructs: 400 cacao_unsupported naming each step, nothing written', async (t) => {

@@ -47,6 +47,8 @@ test('static problems: each kind names the placeholder, where it is and why', (t
   ]);
   t.deepEqual(check(['{{ event.data.x }}'], { triggerEvent: 'manual' }), ['"{{ event.data.x }}" in [0]: there is no event: the playbook is only run by hand (trigger "manual")']);
   t.deepEqual(check('{{ parameters.port }}'), [`"{{ parameters.port }}": the parameter "port" is not declared in the playbook's parameters`]);
+  t.deepEqual(check('{{ parameters.port }}', { parameterNames: null }), [], 'a playbook that declares no parameters takes any name');
+  t.regex(check('{{ parameters }}', { parameterNames: null })[0]!, /name one/);
   t.deepEqual(check({ y: '{{ steps.nope.output }}' }), ['"{{ steps.nope.output }}" in y: there is no step "nope"']);
   t.deepEqual(check({ y: '{{ steps.other.output }}' }), [
     '"{{ steps.other.output }}" in y: step "other" does not run before step "s3" on every path (it is on another branch, or after it)',
