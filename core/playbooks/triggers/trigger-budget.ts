@@ -1,5 +1,5 @@
 import type { Db } from '../../db/create-db.ts';
-import type { Tier } from '../../domain/scopes.ts';
+import { tenantRepository } from '../../auth/tenant-repository.ts';
 import { RateLimitedError } from '../../errors.ts';
 import type { RateLimiter } from '../../rate-limit/rate-limiter.ts';
 
@@ -16,10 +16,10 @@ export type TriggeredRunCharge = (tenantId: string) => Promise<boolean>;
 export function triggeredRunCharge(db: Db, limiter: RateLimiter): TriggeredRunCharge {
   return async (tenantId) => {
     if (!limiter.enabled) return true;
-    const row = (await db('tenants').where({ id: tenantId }).first('tier')) as { tier: Tier } | undefined;
-    if (!row) return false;
+    const tenant = await tenantRepository.findById(db, tenantId);
+    if (!tenant) return false;
     try {
-      await limiter.charge({ tenantId, tier: row.tier });
+      await limiter.charge({ tenantId, tier: tenant.tier });
       return true;
     } catch (err) {
       if (err instanceof RateLimitedError) return false;
