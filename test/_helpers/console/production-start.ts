@@ -16,7 +16,7 @@ export function readmeLabSettings(): Record<string, string> {
   const block = /<!-- lab-settings -->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
   if (!block) throw new Error('README.md has no <!-- lab-settings --> block');
   const line = block.replace(/\\\n\s*/g, ' ').split('npm start')[0]!;
-  return Object.fromEntries([...line.matchAll(/([A-Z][A-Z0-9_]*)=('[^']*'|"[^"]*"|\S+)/g)].map((m) => [m[1]!, m[2]!.replace(/^(['"])([\s\S]*)\1$/, '$2')]));
+  return Object.fromEntries([...line.matchAll(/([A-Z][A-Za-z0-9_]*)=('[^']*'|"[^"]*"|\S+)/g)].map((m) => [m[1]!, m[2]!.replace(/^(['"])([\s\S]*)\1$/, '$2')]));
 }
 
 export interface ProductionServer {
