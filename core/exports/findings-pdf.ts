@@ -1,5 +1,5 @@
 import { Transform } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../runtime/project-files.ts';
 import { createRequire } from 'node:module';
 import type PdfKitDocument from 'pdfkit';
 import type { ExportFinding, ExportSummary } from './finding-export-repository.ts';
@@ -13,8 +13,8 @@ let PDFDocument: typeof PdfKitDocument | undefined;
 
 // Vendored (assets/fonts, Bitstream Vera licence): the standard PDF fonts only cover
 // WinAnsi, so names like "Müller → 東" would come out garbled without an embedded TTF.
-const FONT = fileURLToPath(new URL('../../resources/fonts/DejaVuSans.ttf', import.meta.url));
-const FONT_BOLD = fileURLToPath(new URL('../../resources/fonts/DejaVuSans-Bold.ttf', import.meta.url));
+const FONT = projectPath('resources/fonts/DejaVuSans.ttf');
+const FONT_BOLD = projectPath('resources/fonts/DejaVuSans-Bold.ttf');
 
 export const SEVERITY_COLORS: Record<Severity, string> = {
   critical: '#8e0000', high: '#d84315', medium: '#f9a825', low: '#1e88e5', info: '#90a4ae',

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../runtime/project-files.ts';
 import { createRequire } from 'node:module';
 import type AjvModule from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -20,7 +20,7 @@ type AjvClass = typeof AjvModule.default;
  * arrays left empty, against the whole schema at the end. Together that is the whole
  * schema: nothing in it relates a result to its siblings.
  */
-const SCHEMA_FILE = fileURLToPath(new URL('../../resources/sarif/sarif-schema-2.1.0.json', import.meta.url));
+const SCHEMA_FILE = projectPath('resources/sarif/sarif-schema-2.1.0.json');
 const MAX_PROBLEMS = 20;
 
 // ajv (about 60 modules) is loaded with the first validation, not by every process that starts.

@@ -2,7 +2,7 @@
 // and how it is (re)built. Plain JavaScript, because it runs before anything is compiled.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -149,8 +149,8 @@ export async function ensureBuilt({ log = (m) => process.stderr.write(`${m}\n`) 
       }
     }
     writeFileSync(join(out, 'package.json'), `${JSON.stringify(distPackage(), null, 2)}\n`);
-    // Fonts and schemas are read relative to the code: one copy, shared by both ways of running.
-    symlinkSync(join('..', 'resources'), join(out, 'resources'), 'dir');
+    // No copy of resources/, console/ or node_modules: the compiled code finds them in the
+    // checkout through core/runtime/project-files.ts, the one rule for files on disk.
     writeFileSync(join(out, STAMP), `${JSON.stringify({ digest, built_at: new Date().toISOString(), node: process.version })}\n`);
     const old = join(ROOT, `.dist-old-${process.pid}`);
     if (existsSync(DIST)) renameSync(DIST, old);

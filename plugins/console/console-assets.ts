@@ -1,25 +1,9 @@
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const require = createRequire(import.meta.url);
-
-/** A package's folder, found from its entry point (not every package exports its package.json). */
-function packageDir(name: string): string {
-  let dir = dirname(require.resolve(name));
-  const isPackage = (d: string) => existsSync(join(d, 'package.json')) && (JSON.parse(readFileSync(join(d, 'package.json'), 'utf8')) as { name?: string }).name === name;
-  while (!isPackage(dir)) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`package ${name} not found`);
-    dir = parent;
-  }
-  return dir;
-}
+import { join } from 'node:path';
+import { packageDir, projectPath } from '../../core/runtime/project-files.ts';
 
 /** The console's own source folder (top-level `console/`), served file by file. */
-export const CONSOLE_DIR = fileURLToPath(new URL('../../console/', import.meta.url));
+export const CONSOLE_DIR = projectPath('console');
 
 export interface VendorFile {
   /** Absolute path of the file inside node_modules. */

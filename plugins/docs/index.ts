@@ -1,11 +1,11 @@
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
 import type { Plugin } from '@hapi/hapi';
 import Joi from 'joi';
 import type { AppContext } from '../../core/app-context.ts';
 import { buildOpenApi } from '../../core/http/openapi.ts';
+import { packageDir } from '../../core/runtime/project-files.ts';
 
-const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+/** Swagger UI's files, found by the one rule for files on disk (core/runtime/project-files.ts). */
+const SWAGGER_DIR = packageDir('swagger-ui-dist');
 
 const PAGE = `<!doctype html>
 <html lang="en">

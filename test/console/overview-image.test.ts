@@ -5,7 +5,7 @@ import { ROOT } from '../_helpers/harness/spawn-service.ts';
 import { browserAvailable, capture, launchBrowser, signInWithToken, type ConsoleBrowser } from '../_helpers/console/browser.ts';
 import { seedFindings, seedTenant, startConsoleServer, type ConsoleServer } from '../_helpers/console/console-server.ts';
 
-// The overview of a seeded tenant, as the README shows it. With RAMPART_UPDATE_README_IMAGE=1
+// The overview of a seeded tenant, as docs/design/console.md shows it. With RAMPART_UPDATE_README_IMAGE=1
 // this also rewrites docs/images/console-overview.png (1280 px wide), so the picture always
 // comes from a real run of the current console:
 //   RAMPART_UPDATE_README_IMAGE=1 npx ava test/console/overview-image.test.ts

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../_helpers/harness/spawn-service.ts';
@@ -8,10 +8,12 @@ import { createTestApp } from '../_helpers/harness/test-app.ts';
 
 // The README's "First scan in five minutes", run as written: the server command of the
 // `quick-start:server` block and every command of the `quick-start:begin` block, in a
-// network namespace of the test's own (so the README's ports 8080 and 9000 are free and
-// the scan of "this machine" sees only what the test runs). The server is the real
-// `npm run start:trial` on SQLite, as the README has it, whichever database the suite
-// runs on; its data goes to a temporary folder.
+// network namespace of the test's own (so the scan of "this machine" sees only what the
+// test runs). Issue 24: the block once worked only on port 8080; here the server listens on
+// another port (PORT, as the README says) while 8080 and 9000 are taken, and the block
+// finds every port from $RAMPART. The server is the real `npm run start:trial` on SQLite,
+// as the README has it, whichever database the suite runs on; its data goes to a
+// temporary folder.
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
@@ -23,6 +25,8 @@ function marked(begin: string, end: string): string {
   return [...README.slice(from, to).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).join('\n');
 }
 
+/** Not 8080: the block must find Rampart's port from $RAMPART. */
+const QUICK_START_PORT = 18181;
 const SERVER = marked('<!-- quick-start:server -->', '<!-- /quick-start:server -->').trim();
 const BLOCK = marked('<!-- quick-start:begin -->', '<!-- quick-start:end -->');
 
@@ -104,15 +108,18 @@ ip link set lo up
 cd ${JSON.stringify(ROOT)}
 export DATABASE_URL=sqlite:${dir}/data/trial.db RAMPART__auth__bootstrapTokenFile=${dir}/data/admin-token \\
   RAMPART__secrets__keyFile=${dir}/data/secret.key RAMPART__exports__directory=${dir}/data/exports
+# Ports the README once assumed, taken by something else.
+node -e "for (const p of [8080, 9000]) require('net').createServer().listen(p, '127.0.0.1')" &
+export PORT=${QUICK_START_PORT} RAMPART=http://localhost:${QUICK_START_PORT}
 ${SERVER} > ${dir}/server.log 2>&1 &
 SERVER=$!
 for i in $(seq 1 800); do
-  curl -sf http://127.0.0.1:8080/api/health/ready > /dev/null && break
+  curl -sf http://127.0.0.1:${QUICK_START_PORT}/api/health/ready > /dev/null && break
   kill -0 $SERVER 2> /dev/null || break
   sleep 0.5
 done
 cd ${JSON.stringify(dir)}
-bash -euo pipefail block.sh > block.out 2>&1
+bash block.sh > block.out 2>&1
 echo $? > block.rc
 kill -TERM $SERVER
 wait $SERVER
@@ -137,7 +144,7 @@ echo $? > server.rc
 
   t.regex(out, /^whk_\w+$/m, 'the webhook was created');
   t.regex(out, /^scan scn_\w+: completed$/m);
-  t.regex(out, /^info {5}Open port 8080\/tcp \(http\)$/m, 'the findings list names Rampart\'s own port');
+  t.regex(out, new RegExp(`^info {5}Open port ${QUICK_START_PORT}/tcp \\(http\\)$`, 'm'), 'the findings list names Rampart\'s own port');
   t.regex(out, /status: 'accepted_risk'/, 'the finding was triaged');
   t.regex(out, /updated_by: 'tok_\w+'/);
   t.regex(out, /^webhook received: scan\.completed \(signed\)$/m);
@@ -146,4 +153,17 @@ echo $? > server.rc
   t.regex(out, /^event: finding\.status_changed$/m, 'and the triage');
   t.is(read('server.rc').trim(), '0', 'npm and the service stop on SIGTERM');
   t.regex(server, /"signal":"SIGTERM","msg":"shutting down"/);
+});
+
+test('the quick start stops at its first failing command', async (t) => {
+  // Nothing listens on the port $RAMPART names: the first call fails, and nothing after it runs.
+  const dir = mkdtempSync(join(tmpdir(), 'rampart-quick-start-fails-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'data'));
+  writeFileSync(join(dir, 'data', 'admin-token'), 'rmp_not_a_token\n');
+  writeFileSync(join(dir, 'block.sh'), BLOCK);
+  const run = spawnSync('bash', ['block.sh'], { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', RAMPART: 'http://127.0.0.1:1' } });
+  t.not(run.status, 0, run.stdout + run.stderr);
+  t.notRegex(run.stdout, /scan |webhook received/);
+  t.false(existsSync(join(dir, 'receiver.out')), 'the block stopped before starting the receiver');
 });

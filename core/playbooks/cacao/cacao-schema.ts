@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../../runtime/project-files.ts';
 import { createRequire } from 'node:module';
 import type AjvModule from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -19,7 +19,7 @@ import type { FieldProblem } from '../../errors.ts';
  * `http-api` command without `command` is caught here). A command type with no official
  * schema (CACAO's command types are an open vocabulary) is held to pass 1 only.
  */
-const SCHEMA_DIR = fileURLToPath(new URL('../../../resources/cacao-v2/schemas', import.meta.url));
+const SCHEMA_DIR = projectPath('resources/cacao-v2/schemas');
 const BASE = 'https://raw.githubusercontent.com/oasis-open/cacao-json-schemas/main/schemas/';
 const MAX_PROBLEMS = 50;
 

@@ -1,5 +1,6 @@
 import { generateToken } from '../../../core/auth/token-codec.ts';
-import { freePort, startService, type Service } from '../harness/spawn-service.ts';
+import { freePort, startCompiledService, type Service } from '../harness/spawn-service.ts';
+import { compiledDist } from './compiled-start.ts';
 import { createTestDatabase, type TestDatabase } from '../harness/test-db.ts';
 import { SEVERITY_VECTORS } from '../harness/severity-vectors.ts';
 
@@ -22,15 +23,16 @@ export interface ConsoleServer {
 }
 
 /**
- * A real Rampart (`npm start`'s entry point, api and worker roles) on a fresh database
+ * A real Rampart as `npm start` runs it (the compiled dist/, built once for the whole run;
+ * issue 24: the console was blank there while it worked from the sources), api and worker roles, on a fresh database
  * (DATABASE_URL's engine: SQLite by default, MariaDB in CI), with the test configuration's
  * fast polling and generous rate limits, listening on a free loopback port.
  */
 export async function startConsoleServer(env: Record<string, string> = {}): Promise<ConsoleServer> {
-  const db = await createTestDatabase();
+  const [db] = await Promise.all([createTestDatabase(), compiledDist()]);
   const port = await freePort();
   const adminToken = generateToken();
-  const service = startService({
+  const service = startCompiledService({
     NODE_ENV: 'test',
     LOG_LEVEL: 'info',
     DATABASE_URL: db.url,

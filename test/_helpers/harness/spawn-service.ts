@@ -34,6 +34,18 @@ export function startService(env: Record<string, string>, args: string[] = []): 
 }
 
 /**
+ * Starts the compiled service (dist/, which the caller has built) with `npm start`'s own
+ * command line minus npm: core/runtime/launch.mjs, which refuses an out-of-date dist/.
+ */
+export function startCompiledService(env: Record<string, string>, args: string[] = []): Service {
+  return watch(spawn(process.execPath, ['--no-node-snapshot', 'core/runtime/launch.mjs', 'core/main', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }));
+}
+
+/**
  * Runs an npm script of the checkout (`npm start`, `npm run start:trial`) exactly as an
  * operator would: the child is npm, which runs the compiled start (building dist/ first
  * when the sources changed).
