@@ -170,7 +170,7 @@ test.serial('playbooks: create, read, list, run, execution and steps, CACAO expo
   const created = await call('POST', '/api/playbooks', {
     name: 'contain', version: '1.0.0', description: 'Block the address of a critical finding.',
     trigger: { event: 'finding.new', conditions: { severity: 'critical' } },
-    steps: [{ id: 'block', name: 'Block', type: 'action', action_ref: 'block-ip', parameters: { ip: '198.51.100.7' } }],
+    steps: [{ id: 'block', name: 'Block', type: 'action', action_ref: 'block-ip', parameters: { ip: '{{ parameters.ip }}' } }],
     on_failure: 'abort', timeout_minutes: 10, tags: ['lab'],
   });
   t.is(created.status, 201, JSON.stringify(created.body));
@@ -180,10 +180,8 @@ test.serial('playbooks: create, read, list, run, execution and steps, CACAO expo
   t.like(full.steps[0], { id: 'block', action_ref: 'block-ip' });
   const list = await call('GET', '/api/playbooks?tag=lab');
   t.true(list.body.data.some((p: any) => p.id === ids.playbook && p.step_count === 1));
-  // Issue 24 item 2 (another branch): a step parameter `{{ parameters.x }}` with `x` passed only at run
-  // time is what the spec describes, but Rampart refuses it unless declared; that assertion is
-  // left out here until the fix is merged, and the run below passes literal values only.
-  const run = await call('POST', `/api/playbooks/${ids.playbook}/run`, { target_asset_id: ids.asset, parameters: {} });
+  // The spec's form: `{{ parameters.ip }}` in a step, no declaration, the value given at run time.
+  const run = await call('POST', `/api/playbooks/${ids.playbook}/run`, { target_asset_id: ids.asset, parameters: { ip: '198.51.100.7' } });
   t.true(run.status < 300, JSON.stringify(run.body));
   t.like(run.body.data, { playbook_id: ids.playbook });
   const execution = await eventually(async () => {
