@@ -31,7 +31,13 @@ async function runScript(job: AgentJob & { command: { kind: 'script' } }, limits
   try {
     const out = await sandbox.run(code, { input: JSON.parse(JSON.stringify(job.params)) as JsonValue, timeoutMs: job.timeout_ms, memoryMb: limits.scriptMemoryMb, functions: { [HOST_LOG]: log }, signal });
     for (const line of out.logs) onLog('INFO', line);
-    return { status: 'completed', output: { result: JSON.parse(out.result as string) as JsonValue } };
+    let result: JsonValue;
+    try {
+      result = JSON.parse(typeof out.result === 'string' ? out.result : '') as JsonValue;
+    } catch {
+      return { status: 'failed', output: {}, error: { code: 'invalid_value', message: 'the return value did not come back as JSON text' } };
+    }
+    return { status: 'completed', output: { result } };
   } catch (err) {
     const errCode = String((err as { code?: unknown })?.code ?? 'script_error');
     const message = String((err as Error)?.message ?? err).slice(0, 1000);

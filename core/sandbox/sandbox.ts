@@ -21,9 +21,10 @@ const MAX_LOG_CHARS = 4000;
 // would let one run grow the process by gigabytes (issue 25); scripts have no use for it.
 const PRELUDE = `
 delete globalThis.WebAssembly;
+const stringify = JSON.stringify;
 const strict = (v, what) => {
   try {
-    return JSON.stringify(v === undefined ? null : v, (k, x) => {
+    return stringify(v === undefined ? null : v, (k, x) => {
       if (typeof x === 'function' || typeof x === 'symbol') throw new TypeError('a ' + typeof x + ' cannot cross the sandbox boundary');
       return x;
     });
@@ -61,6 +62,18 @@ async function callHost(name: string, fn: HostFunction, args: string): Promise<s
   } catch (err) {
     return JSON.stringify({ error: (err as Error)?.message ?? String(err) });
   }
+}
+
+/** The code's result from its JSON text; anything else crossing back is refused with a message of ours, never a host parser's. */
+function resultOf(text: unknown): JsonValue {
+  if (typeof text === 'string') {
+    try {
+      return JSON.parse(text) as JsonValue;
+    } catch {
+      // fall through: not JSON text
+    }
+  }
+  throw new SandboxError('invalid_value', 'the result did not come back as JSON text');
 }
 
 function classify(err: unknown, stopped: 'timeout' | 'cancelled' | null, timeoutMs: number, disposed: boolean): SandboxError {
@@ -120,11 +133,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
           await global.set(`$host_${name}`, new ivm.Reference((args: string) => callHost(name, fn, args)));
         }
         await context.eval(PRELUDE, { timeout: timeoutMs });
-        const wrapped = `(async (input) => {\n${code}\n})(JSON.parse(${JSON.stringify(input)})).then((r) => $strict(r, 'result'))`;
+        // $strict leaves the global object before the code runs: the code can neither see nor replace it.
+        const wrapped = `((strict) => { delete globalThis.$strict; return (async (input) => {\n${code}\n})(JSON.parse(${JSON.stringify(input)})).then((r) => strict(r, 'result')); })(globalThis.$strict)`;
         timer = setTimeout(() => stop('timeout'), timeoutMs);
         running = context.eval(wrapped, { timeout: timeoutMs, promise: true });
-        const text = (await Promise.race([running, halted])) as string;
-        return { result: JSON.parse(text) as JsonValue, logs };
+        const text = (await Promise.race([running, halted])) as unknown;
+        return { result: resultOf(text), logs };
       } catch (err) {
         throw classify(err, stopped, timeoutMs, isolate.isDisposed);
       } finally {

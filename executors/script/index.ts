@@ -50,9 +50,16 @@ async function execute(ctx: ExecutorContext, source: string): Promise<ExecutorRe
   try {
     const out = await ctx.sandbox.run(code, { input, timeoutMs: ctx.timeoutMs, memoryMb: settings.memoryMb, functions: hostFunctions(ctx, settings), signal: ctx.signal });
     for (const line of out.logs) ctx.log('INFO', line);
-    const json = out.result as string;
+    const json = out.result;
+    if (typeof json !== 'string') return { status: 'failed', output: {}, error: { code: 'invalid_value', message: 'the return value did not come back as JSON text' } };
+    let result: JsonValue;
+    try {
+      result = JSON.parse(json) as JsonValue;
+    } catch {
+      return { status: 'failed', output: {}, error: { code: 'invalid_value', message: 'the return value did not come back as JSON text' } };
+    }
     if (Buffer.byteLength(json) > settings.maxOutputBytes) return failure({ code: 'script_error', message: `${OUTPUT_MARKER} the return value is larger than ${settings.maxOutputBytes} bytes of JSON` }, ctx.timeoutMs);
-    return { status: 'completed', output: { result: JSON.parse(json) as JsonValue } };
+    return { status: 'completed', output: { result } };
   } catch (err) {
     return failure(err, ctx.timeoutMs);
   }
