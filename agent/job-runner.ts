@@ -27,29 +27,24 @@ async function runScript(job: AgentJob & { command: { kind: 'script' } }, limits
     onLog(LEVELS.includes(level as LogLevel) ? (level as LogLevel) : 'INFO', String(message).slice(0, 4000));
     return null;
   };
-  let onAbort = () => {};
-  const aborted = new Promise<ExecutorResult>((settle) => {
-    onAbort = () => settle({ status: 'failed', output: {}, error: { code: 'cancelled', message: 'the job was stopped' } });
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  const ran = sandbox.run(code, { input: JSON.parse(JSON.stringify(job.params)) as JsonValue, timeoutMs: job.timeout_ms, memoryMb: limits.scriptMemoryMb, functions: { [HOST_LOG]: log } }).then(
-    (out): ExecutorResult => {
-      for (const line of out.logs) onLog('INFO', line);
-      return { status: 'completed', output: { result: JSON.parse(out.result as string) as JsonValue } };
-    },
-    (err: unknown): ExecutorResult => {
-      const errCode = String((err as { code?: unknown })?.code ?? 'script_error');
-      const message = String((err as Error)?.message ?? err).slice(0, 1000);
-      if (errCode === 'timeout') return { status: 'timed_out', output: {}, error: { code: 'timeout', message: `the script did not finish within ${job.timeout_ms} ms` } };
-      if (message.includes(OUTPUT_MARKER)) return { status: 'failed', output: {}, error: { code: 'output_too_large', message } };
-      return { status: 'failed', output: {}, error: { code: errCode === 'memory_limit' || errCode === 'invalid_value' ? errCode : 'script_error', message } };
-    },
-  );
+  // The job's signal disposes the isolate; the sandbox settles once its code has stopped.
   try {
-    return await Promise.race([ran, aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
+    const out = await sandbox.run(code, { input: JSON.parse(JSON.stringify(job.params)) as JsonValue, timeoutMs: job.timeout_ms, memoryMb: limits.scriptMemoryMb, functions: { [HOST_LOG]: log }, signal });
+    for (const line of out.logs) onLog('INFO', line);
+    let result: JsonValue;
+    try {
+      result = JSON.parse(typeof out.result === 'string' ? out.result : '') as JsonValue;
+    } catch {
+      return { status: 'failed', output: {}, error: { code: 'invalid_value', message: 'the return value did not come back as JSON text' } };
+    }
+    return { status: 'completed', output: { result } };
+  } catch (err) {
+    const errCode = String((err as { code?: unknown })?.code ?? 'script_error');
+    const message = String((err as Error)?.message ?? err).slice(0, 1000);
+    if (errCode === 'cancelled') return { status: 'failed', output: {}, error: { code: 'cancelled', message: 'the job was stopped' } };
+    if (errCode === 'timeout') return { status: 'timed_out', output: {}, error: { code: 'timeout', message: `the script did not finish within ${job.timeout_ms} ms` } };
+    if (message.includes(OUTPUT_MARKER)) return { status: 'failed', output: {}, error: { code: 'output_too_large', message } };
+    return { status: 'failed', output: {}, error: { code: errCode === 'memory_limit' || errCode === 'invalid_value' ? errCode : 'script_error', message } };
   }
 }
 

@@ -40,11 +40,22 @@ export class ExecutionControl {
       if (await executionRepository.requestCancel(this.deps.db, row.id, now)) return;
       return this.cancel(tenantId, executionId);
     }
+    // A run waiting for approval: its request decides. The cancel resolves the request first;
+    // one already decided (an approve won the race) is followed, and the cancel is a 409.
+    // So the run and its request always agree, on both engines (issue 25).
+    if (row.approval_id && this.deps.approvals) {
+      const { cancelled, request } = await this.deps.approvals.cancel(tenantId, row.approval_id, 'the action run was cancelled');
+      if (!cancelled && request.status !== 'cancelled') {
+        throw new ConflictError(`The run's approval request was already ${request.status}; the run follows that decision.`, 'approval_resolved', { approval_status: request.status });
+      }
+    }
     const ending: Ending = { status: 'cancelled', output: null, error: { code: 'cancelled', message: 'The run was cancelled before it started.' } };
     const done = await finishExecution(this.deps.outbox, row, { from: { status: 'pending' } }, ending, [line(row, 'WARN', 'cancelled before it started', now)], now, this.deps.hooks);
-    // Claimed or decided meanwhile: look again (it is running now, or already ended).
-    if (!done) return this.cancel(tenantId, executionId);
-    if (row.approval_id && this.deps.approvals) await this.deps.approvals.cancel(tenantId, row.approval_id, 'the action run was cancelled');
+    if (done) return;
+    // Ended meanwhile: by its cancelled request's handler (then this cancel did it), or claimed or ended otherwise: look again.
+    const after = await executionRepository.get(this.deps.db, tenantId, executionId);
+    if (row.approval_id && after?.status === 'cancelled') return;
+    return this.cancel(tenantId, executionId);
   }
 
   /** The approval request of an approval action was decided (or expired): end the run accordingly. Idempotent. */

@@ -3,6 +3,7 @@ import { toJson } from '../db/json.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
 import { LeaseQueue } from '../work/lease-queue.ts';
 import type { ExecutionRow, LogRow, NewExecution, NewLogLine } from './execution-rows.ts';
+import { insertBatched } from '../db/insert-batches.ts';
 
 /** Runs waiting for a worker (not for an approval), by due time; per-action concurrency is a per-key lease limit. */
 function runQueue(perActionLimit: number): LeaseQueue {
@@ -113,9 +114,8 @@ export const executionRepository = {
 
   async appendLogs(db: Queryable, lines: NewLogLine[]): Promise<void> {
     if (lines.length === 0) return;
-    await db('action_execution_logs').insert(
-      lines.map((l) => ({ execution_id: l.executionId, tenant_id: l.tenantId, attempt: l.attempt, level: l.level, message: l.message, logged_at: l.at })),
-    );
+    // Batched: SQLite refuses one INSERT of more than 500 rows, and an attempt may log 2,000 between flushes.
+    await insertBatched(db, 'action_execution_logs', lines.map((l) => ({ execution_id: l.executionId, tenant_id: l.tenantId, attempt: l.attempt, level: l.level, message: l.message, logged_at: l.at })));
   },
 
   async logs(db: Queryable, executionIds: string[], limitPerRun: number): Promise<LogRow[]> {

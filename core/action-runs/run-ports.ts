@@ -44,7 +44,8 @@ export interface ResolvedApproval {
 export interface ApprovalPort {
   request(input: ApprovalRequestInput, db?: Queryable): Promise<{ id: string }>;
   onResolved(kind: string, handler: (request: ResolvedApproval) => Promise<void>): void;
-  cancel(tenantId: string, id: string, reason: string): Promise<unknown>;
+  /** Cancels a pending request; `cancelled` is false when it had already resolved (its status says how). */
+  cancel(tenantId: string, id: string, reason: string): Promise<{ cancelled: boolean; request: { status: string } }>;
 }
 
 /** One run's side of a dispatch to an on-site agent (core/agents). */

@@ -1,6 +1,11 @@
 /** What every secret form is replaced with. */
 export const MASK = '********';
 
+/** Levels of nesting the scrubber walks; a deeper subtree is replaced whole by {@link TOO_DEEP}. */
+export const MAX_SCRUB_DEPTH = 64;
+/** What replaces a subtree nested deeper than {@link MAX_SCRUB_DEPTH}: it is never passed through unread. */
+export const TOO_DEEP = `[removed: nested deeper than ${MAX_SCRUB_DEPTH} levels]`;
+
 /** The shortest base64 run that still identifies a secret embedded at any byte offset. */
 const MIN_CORE = 8;
 
@@ -79,7 +84,11 @@ export class SecretScrubber {
     return out;
   }
 
-  /** A deep copy of a JSON value with every string (and key) scrubbed. */
+  /**
+   * A deep copy of a JSON value with every string (and key) scrubbed; a number whose
+   * decimal text holds a secret (a PIN, an all-digit key) becomes the mask string, and a
+   * subtree nested deeper than {@link MAX_SCRUB_DEPTH} levels is replaced by {@link TOO_DEEP}.
+   */
   value<T>(input: T): T {
     if (this.empty) return input;
     return this.#walk(input, 0) as T;
@@ -87,7 +96,9 @@ export class SecretScrubber {
 
   #walk(v: unknown, depth: number): unknown {
     if (typeof v === 'string') return this.text(v);
-    if (v === null || typeof v !== 'object' || depth > 64) return v;
+    if (typeof v === 'number' || typeof v === 'bigint') return this.text(String(v)) === String(v) ? v : MASK;
+    if (v === null || typeof v !== 'object') return v;
+    if (depth >= MAX_SCRUB_DEPTH) return TOO_DEEP;
     if (Array.isArray(v)) return v.map((x) => this.#walk(x, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) out[this.text(k)] = this.#walk(x, depth + 1);

@@ -1,7 +1,7 @@
 import type { Db } from '../db/create-db.ts';
 import { isUniqueViolation } from '../db/db-errors.ts';
 import type { PageRequest } from '../db/paginate.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { AgentJobRequest, ExecutorResult } from '../plugin-api/index.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
@@ -24,6 +24,9 @@ const TOUCH_INTERVAL_MS = 5_000;
 /** Agent ids: `agt_` + a ULID (the shared prefix list has none for agents yet). */
 const agentId = (now: number) => `agt_${newId('job', now).slice(4)}`;
 
+/** Long polls one agent may hold open at once per server process (the agent itself holds one). */
+export const MAX_WAITING_POLLS = 4;
+
 /**
  * On-site execution agents: the admin side (register, list, revoke, job history), the
  * agent side (token authentication, claim/start/heartbeat/result: AgentJobProtocol) and
@@ -34,6 +37,8 @@ export class AgentService {
   readonly #codec: AgentJobCodec;
   readonly #wakeups = new AgentWakeups();
   readonly #protocol: AgentJobProtocol;
+  /** Waiting long polls per agent id, in this process. */
+  readonly #polls = new Map<string, number>();
 
   constructor(private readonly db: Db, secretBox: SecretBox, settings: Partial<AgentSettings> = {}, private readonly clock: () => number = Date.now) {
     this.settings = { ...DEFAULT_AGENT_SETTINGS, ...settings };
@@ -95,8 +100,21 @@ export class AgentService {
     return { id: agent.id, tenantId: agent.tenantId, name: agent.name, labels: agent.labels };
   }
 
-  claim(agent: AgentPrincipal, waitMs: number, signal?: AbortSignal): Promise<AgentJob | null> {
-    return this.#protocol.claim(agent, Math.min(waitMs, this.settings.maxWaitSeconds * 1000), signal);
+  /**
+   * A long poll for a job. One agent may hold {@link MAX_WAITING_POLLS} of them at once in
+   * this process (an agent needs one; 200 cost most of a core): a further one is a 429.
+   */
+  async claim(agent: AgentPrincipal, waitMs: number, signal?: AbortSignal): Promise<AgentJob | null> {
+    const waiting = this.#polls.get(agent.id) ?? 0;
+    if (waiting >= MAX_WAITING_POLLS) throw new RateLimitedError(1, `This agent already has ${MAX_WAITING_POLLS} waiting polls for jobs; wait for one to answer.`);
+    this.#polls.set(agent.id, waiting + 1);
+    try {
+      return await this.#protocol.claim(agent, Math.min(waitMs, this.settings.maxWaitSeconds * 1000), signal);
+    } finally {
+      const left = (this.#polls.get(agent.id) ?? 1) - 1;
+      if (left > 0) this.#polls.set(agent.id, left);
+      else this.#polls.delete(agent.id);
+    }
   }
 
   start(agent: AgentPrincipal, jobId: string): Promise<void> {

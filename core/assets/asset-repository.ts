@@ -8,6 +8,7 @@ import { whereContains } from '../db/like-pattern.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
 import { preparedQuery } from '../db/prepared-query.ts';
 import type { AssetFilters, AssetStatus } from './asset-views.ts';
+import { insertBatched } from '../db/insert-batches.ts';
 
 export interface AssetRow {
   id: string;
@@ -110,10 +111,8 @@ export const assetRepository = {
   /** Inserts assets and their tag rows; a duplicate name_key raises a unique violation. */
   async insertMany(db: Queryable, assets: NewAsset[]): Promise<void> {
     if (!assets.length) return;
-    // Chunks: knex writes a multi-row insert on SQLite as a compound SELECT (at most 500 terms).
-    for (let i = 0; i < assets.length; i += 200) await db('assets').insert(assets.slice(i, i + 200).map(rowOf));
-    const tags = assets.flatMap((a) => a.tags.map((tag) => ({ asset_id: a.id, tenant_id: a.tenantId, tag })));
-    for (let i = 0; i < tags.length; i += 200) await db('asset_tags').insert(tags.slice(i, i + 200));
+    await insertBatched(db, 'assets', assets.map(rowOf));
+    await insertBatched(db, 'asset_tags', assets.flatMap((a) => a.tags.map((tag) => ({ asset_id: a.id, tenant_id: a.tenantId, tag }))));
   },
 
   async findById(db: Queryable, tenantId: string, id: string, forUpdate = false): Promise<AssetRow | null> {
@@ -152,7 +151,7 @@ export const assetRepository = {
     await db('assets').where({ tenant_id: tenantId, id }).update(changes);
     if (tags) {
       await db('asset_tags').where({ asset_id: id }).delete();
-      if (tags.length) await db('asset_tags').insert(tags.map((tag) => ({ asset_id: id, tenant_id: tenantId, tag })));
+      await insertBatched(db, 'asset_tags', tags.map((tag) => ({ asset_id: id, tenant_id: tenantId, tag })));
     }
   },
 

@@ -5,6 +5,7 @@ import type { GapClock } from './gap-clock.ts';
 import { readablePrefix, type HoleState } from './readable-prefix.ts';
 import type { PlatformEvent } from '../plugin-api/index.ts';
 import type { StoredEventKind } from '../domain/event-kinds.ts';
+import { insertBatched } from '../db/insert-batches.ts';
 
 export interface NewEvent {
   tenantId: string | null;
@@ -58,11 +59,9 @@ export const eventRepository = {
 
   /** Appends many events in multi-row inserts (bulk imports emit one event per record). */
   async appendMany(db: Queryable, events: NewEvent[], now: number): Promise<void> {
-    for (let i = 0; i < events.length; i += 200) {
-      await db('events').insert(events.slice(i, i + 200).map((event) => ({
-        tenant_id: event.tenantId, kind: event.kind, asset_id: event.assetId ?? null, data: toJson(event.data), created_at: now,
-      })));
-    }
+    await insertBatched(db, 'events', events.map((event) => ({
+      tenant_id: event.tenantId, kind: event.kind, asset_id: event.assetId ?? null, data: toJson(event.data), created_at: now,
+    })));
   },
 
   /**

@@ -1,5 +1,6 @@
 import { dialectOf, type Queryable } from '../db/create-db.ts';
 import type { FindingStatus } from '../domain/finding-status.ts';
+import { insertBatches } from '../db/insert-batches.ts';
 
 /** One cell of a tenant's severity × status grid. */
 export interface GridCell {
@@ -31,9 +32,7 @@ async function upsertAdding(db: Queryable, table: string, keys: string[], amount
   });
   const mysql = dialectOf(db) === 'mysql';
   const merge = Object.fromEntries(amounts.map((a) => [a, db.raw(mysql ? '?? + values(??)' : '?? + excluded.??', [`${table}.${a}`, a])]));
-  for (let i = 0; i < sorted.length; i += CHUNK) {
-    await db(table).insert(sorted.slice(i, i + CHUNK)).onConflict(keys).merge(merge);
-  }
+  for (const batch of insertBatches(sorted, CHUNK)) await db(table).insert(batch).onConflict(keys).merge(merge);
 }
 
 /** The SQL side of the maintained aggregates (migration 018): adds deltas, reads them, replaces a tenant's. */

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/create-db.ts';
 import { toIsoRequired } from '../time.ts';
 import type { FindingStatus } from '../domain/finding-status.ts';
+import { insertBatched } from '../db/insert-batches.ts';
 
 /** A note on a finding, as the detail view shows it. */
 export interface FindingNote {
@@ -28,11 +29,9 @@ export const findingHistoryRepository = {
   },
 
   async addChanges(db: Queryable, changes: Array<{ tenantId: string; findingId: string; oldStatus: FindingStatus | null; newStatus: FindingStatus; changedBy: string | null; noteId: string | null; now: number }>): Promise<void> {
-    for (let i = 0; i < changes.length; i += 500) {
-      await db('finding_status_history').insert(changes.slice(i, i + 500).map((c) => ({
-        tenant_id: c.tenantId, finding_id: c.findingId, old_status: c.oldStatus, new_status: c.newStatus, changed_by: c.changedBy, note_id: c.noteId, changed_at: c.now,
-      })));
-    }
+    await insertBatched(db, 'finding_status_history', changes.map((c) => ({
+      tenant_id: c.tenantId, finding_id: c.findingId, old_status: c.oldStatus, new_status: c.newStatus, changed_by: c.changedBy, note_id: c.noteId, changed_at: c.now,
+    })));
   },
 
   async notes(db: Queryable, findingId: string): Promise<FindingNote[]> {

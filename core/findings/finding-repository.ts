@@ -20,6 +20,7 @@ import { findingSearchRepository } from './finding-search-repository.ts';
 import { findingWordRepository } from './finding-word-repository.ts';
 import { findingCounters } from './finding-counters.ts';
 import type { FindingFilters, FindingSort } from './finding-views.ts';
+import { insertBatched } from '../db/insert-batches.ts';
 
 export interface FindingRow {
   id: string;
@@ -117,14 +118,12 @@ const SORT_COLUMN: Record<FindingSort['sortBy'], string> = {
 
 export const findingRepository = {
   async insertMany(db: Queryable, findings: NewFinding[]): Promise<void> {
-    for (let i = 0; i < findings.length; i += 200) {
-      await db('findings').insert(findings.slice(i, i + 200).map((f) => ({
+    await insertBatched(db, 'findings', findings.map((f) => ({
         id: f.id, tenant_id: f.tenantId, asset_id: f.assetId, scan_id: f.scanId, title: f.title, description: f.description,
         remediation: f.remediation, severity: f.severity, severity_rank: SEVERITY_RANK[f.severity], cvss_tenths: Math.round(f.cvss * 10),
         cvss_vector: f.cvssVector, status: f.status, evidence: toJson(f.evidence), references: toJson(f.references), tags: toJson(f.tags),
         updated_by: f.createdBy, discovered_at: f.discoveredAt, created_at: f.now, updated_at: f.now,
-      })));
-    }
+    })));
     await findingCounters.inserted(db, findings.map((f) => ({ tenantId: f.tenantId, severityRank: SEVERITY_RANK[f.severity], status: f.status, createdAt: f.now })));
     // SQLite's FTS5 index is kept by triggers; MariaDB's word index is written here, in the same transaction.
     if (dialectOf(db) === 'mysql') await findingWordRepository.add(db, findings);

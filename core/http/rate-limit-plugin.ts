@@ -28,7 +28,7 @@ export interface RateLimitExposed {
    * bucket kept per address); throws the 429 once that is empty. The scheme calls it
    * before it answers 401, so bad or missing tokens cannot be sent at full speed.
    */
-  chargeFailedAuthentication(request: Request): Promise<void>;
+  chargeFailedAuthentication(request: Request, options?: { evenUnlimited?: boolean }): Promise<void>;
   /**
    * Charges a conditional GET whose charge was deferred, once the conditional step has
    * decided it is not a 304 (throws the 429); nothing for any other request. Returns a
@@ -103,8 +103,9 @@ export function rateLimitPlugin(limiter: RateLimiter): Plugin<void> {
       };
 
       const exposed: RateLimitExposed = {
-        async chargeFailedAuthentication(request) {
-          if (routeRateLimit(request.route) === false || states.has(request)) return;
+        async chargeFailedAuthentication(request, options) {
+          // evenUnlimited: a route exempt from rate limits (the agents' own) still charges a refused token.
+          if ((routeRateLimit(request.route) === false && !options?.evenUnlimited) || states.has(request)) return;
           const state: RequestRate = { deferred: false, views: null, denied: false };
           states.set(request, state);
           await charge(request, state);

@@ -47,5 +47,7 @@ export async function validationFailAction(request: Request, _h: ResponseToolkit
     message: clean(messageOf(d)),
   }));
   if (!details.length) details.push({ field: location, location, message: clean(e.message) });
-  throw new ValidationError(`Invalid request ${location}: ${details.map((d) => d.message).join('; ')}.`, details);
+  // One full stop at the end, whether or not the last detail (a custom message) brings its own.
+  const text = details.map((d) => d.message).join('; ').replace(/\.+$/, '');
+  throw new ValidationError(`Invalid request ${location}: ${text}.`, details);
 }

@@ -3,6 +3,7 @@ import type { Db, Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
 import type { InventoryChange } from './inventory-diff.ts';
+import { insertBatched } from '../db/insert-batches.ts';
 
 export interface SbomRow {
   id: string;
@@ -46,7 +47,6 @@ export interface ComponentFilters {
   name?: string;
 }
 
-const BATCH = 500;
 const STALE_WRITING_MS = 6 * 3600_000;
 
 /** `%`, `_` and the escape character itself, escaped for `LIKE … ESCAPE '!'`. */
@@ -90,7 +90,7 @@ export const inventoryRepository = {
   },
 
   async insertMany(db: Db, table: 'sbom_components' | 'sbom_dependencies' | 'sbom_changes', rows: object[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += BATCH) await db(table).insert(rows.slice(i, i + BATCH));
+    await insertBatched(db, table, rows);
   },
 
   /** The package keys and versions of an upload, for the diff. */

@@ -1,11 +1,16 @@
 import ipaddr from 'ipaddr.js';
 import { embeddedIPv4Cidr, normaliseAddress, type Address } from './embedded-ipv4.ts';
 
+// ::/8 is reserved by the IETF (RFC 4291 §2.4): ipaddr.js names only ::, ::1 and the IPv4
+// forms inside it, and called the rest (e.g. ::1:0:0:1) unicast.
+const RESERVED_V6 = ipaddr.parseCIDR('::/8') as [ipaddr.IPv6, number];
+
 /**
  * Which IP addresses outbound requests may reach. Deny by default: only globally
  * routable unicast addresses pass. Private (RFC 1918), loopback, link-local
  * (169.254.0.0/16, fe80::/10), unique-local (fc00::/7), CGNAT (100.64.0.0/10),
- * multicast, unspecified, broadcast and documentation/reserved ranges are refused
+ * multicast, unspecified, broadcast and documentation/reserved ranges (all of ::/8 but
+ * ::1 and the IPv4 forms) are refused
  * unless an admin allow-lists a CIDR (`outbound.allowPrivateCidrs`).
  *
  * An IPv6 address that carries an IPv4 address (IPv4-compatible, -mapped, -translated,
@@ -54,6 +59,7 @@ export class AddressPolicy {
     if (this.#deny.some(inside)) return 'denied network';
     if (this.#allow.some(inside)) return null;
     const range = addr.range();
+    if (range === 'unicast' && addr.kind() === 'ipv6' && addr.match(RESERVED_V6)) return 'reserved';
     return range === 'unicast' ? null : range;
   }
 }

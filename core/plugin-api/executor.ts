@@ -41,8 +41,13 @@ export interface SandboxRunOptions {
   functions?: Readonly<Record<string, SandboxFunction>>;
   /** Wall-clock limit of the run, CPU included (default 1 s). */
   timeoutMs?: number;
-  /** Heap limit of the isolate (default 32 MB, at least 8). */
+  /** Heap limit of the isolate (default 32 MB, at least 8). WebAssembly is not available. */
   memoryMb?: number;
+  /**
+   * Stops the run when aborted (since API 1.6): the isolate is disposed at once and the
+   * promise rejects with code `cancelled`, once the code no longer runs.
+   */
+  signal?: AbortSignal;
 }
 
 export interface SandboxResult {
@@ -56,8 +61,9 @@ export interface SandboxResult {
  * Runs untrusted JavaScript (since API 1.2; capability `exec:sandbox`). The code is the
  * body of an async function of `input`; its return value is the result. It runs in a
  * fresh V8 isolate: no `require`, `process`, `fetch` or timers, only `console.log` and
- * the functions the engine hands in. Rejects with an error whose `code` is `timeout`,
- * `memory_limit`, `script_error` or `invalid_value`.
+ * the functions the engine hands in, and no WebAssembly. Rejects with an error whose
+ * `code` is `timeout`, `memory_limit`, `script_error`, `invalid_value` or (an aborted
+ * signal) `cancelled`; a rejection or result comes only once the isolate is disposed.
  */
 export interface Sandbox {
   run(code: string, options?: SandboxRunOptions): Promise<SandboxResult>;

@@ -15,7 +15,7 @@
  * 1.4: scanner check `active`, `ctx.progress` for checks. 1.5: `ctx.resolve` for checks,
  * `bytes` in check HTTP responses).
  */
-export const PLUGIN_API_VERSION = '1.5.0';
+export const PLUGIN_API_VERSION = '1.6.0';
 
 /**
  * What a plugin may do. An admin grants capabilities per plugin in config; a

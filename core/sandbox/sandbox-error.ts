@@ -1,5 +1,5 @@
 /** Why a sandbox run failed; the same codes the contract documents for `ctx.sandbox.run`. */
-export type SandboxErrorCode = 'timeout' | 'memory_limit' | 'script_error' | 'invalid_value';
+export type SandboxErrorCode = 'timeout' | 'memory_limit' | 'script_error' | 'invalid_value' | 'cancelled';
 
 export class SandboxError extends Error {
   readonly code: SandboxErrorCode;

@@ -17,10 +17,14 @@ const MAX_LOG_CHARS = 4000;
 
 // Runs inside the isolate before the code: console.log and the host functions, wired to
 // the host through callbacks that only ever carry strings (JSON text).
+// WebAssembly is taken away first: its memory is allocated outside the heap limit and
+// would let one run grow the process by gigabytes (issue 25); scripts have no use for it.
 const PRELUDE = `
+delete globalThis.WebAssembly;
+const stringify = JSON.stringify;
 const strict = (v, what) => {
   try {
-    return JSON.stringify(v === undefined ? null : v, (k, x) => {
+    return stringify(v === undefined ? null : v, (k, x) => {
       if (typeof x === 'function' || typeof x === 'symbol') throw new TypeError('a ' + typeof x + ' cannot cross the sandbox boundary');
       return x;
     });
@@ -60,10 +64,23 @@ async function callHost(name: string, fn: HostFunction, args: string): Promise<s
   }
 }
 
-function classify(err: unknown, timedOut: boolean, timeoutMs: number, disposed: boolean): SandboxError {
+/** The code's result from its JSON text; anything else crossing back is refused with a message of ours, never a host parser's. */
+function resultOf(text: unknown): JsonValue {
+  if (typeof text === 'string') {
+    try {
+      return JSON.parse(text) as JsonValue;
+    } catch {
+      // fall through: not JSON text
+    }
+  }
+  throw new SandboxError('invalid_value', 'the result did not come back as JSON text');
+}
+
+function classify(err: unknown, stopped: 'timeout' | 'cancelled' | null, timeoutMs: number, disposed: boolean): SandboxError {
   if (err instanceof SandboxError) return err;
   const message = (err as Error)?.message ?? String(err);
-  if (timedOut || message === 'Script execution timed out.') return new SandboxError('timeout', `sandbox run timed out after ${timeoutMs} ms`);
+  if (stopped === 'cancelled') return new SandboxError('cancelled', 'sandbox run was cancelled');
+  if (stopped === 'timeout' || message === 'Script execution timed out.') return new SandboxError('timeout', `sandbox run timed out after ${timeoutMs} ms`);
   if (disposed && /memory limit/i.test(message)) return new SandboxError('memory_limit', 'sandbox run exceeded its memory limit');
   const invalid = /INVALID_VALUE (.*)$/.exec(message);
   if (invalid) return new SandboxError('invalid_value', invalid[1]!);
@@ -74,7 +91,10 @@ function classify(err: unknown, timedOut: boolean, timeoutMs: number, disposed: 
  * The one isolated-vm wrapper: each run gets a fresh isolate (heap limit), a context
  * holding only `console.log` and the host functions handed in, a wall-clock limit that
  * covers awaited work as well as CPU, and JSON-only values both ways. The isolate is
- * disposed after the run, whatever happened.
+ * disposed after the run, whatever happened; on a timeout or an abort of the run's
+ * signal it is disposed at once, and the returned promise settles only once the code
+ * has stopped running in it, so a caller holding a slot until then holds it while the
+ * isolate can still use CPU.
  */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   return {
@@ -86,9 +106,23 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       const input = strictJson(run.input ?? null, 'input');
       const logs: string[] = [];
       const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
-      let timedOut = false;
+      let stopped: 'timeout' | 'cancelled' | null = null;
       let timer: NodeJS.Timeout | undefined;
+      let running: Promise<unknown> = Promise.resolve();
+      let stop: (why: 'timeout' | 'cancelled') => void = () => {};
+      const halted = new Promise<never>((_, reject) => {
+        stop = (why) => {
+          if (stopped) return;
+          stopped = why;
+          if (!isolate.isDisposed) isolate.dispose();
+          reject(new Error(why));
+        };
+      });
+      halted.catch(() => {});
+      const onAbort = () => stop('cancelled');
       try {
+        if (run.signal?.aborted) throw new SandboxError('cancelled', 'sandbox run was cancelled');
+        run.signal?.addEventListener('abort', onAbort, { once: true });
         const context = await isolate.createContext();
         const global = context.global;
         await global.set('$names', JSON.stringify(Object.keys(functions)));
@@ -99,21 +133,20 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
           await global.set(`$host_${name}`, new ivm.Reference((args: string) => callHost(name, fn, args)));
         }
         await context.eval(PRELUDE, { timeout: timeoutMs });
-        const wrapped = `(async (input) => {\n${code}\n})(JSON.parse(${JSON.stringify(input)})).then((r) => $strict(r, 'result'))`;
-        const deadline = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            timedOut = true;
-            reject(new Error('timed out'));
-            if (!isolate.isDisposed) isolate.dispose();
-          }, timeoutMs);
-        });
-        const text = (await Promise.race([context.eval(wrapped, { timeout: timeoutMs, promise: true }), deadline])) as string;
-        return { result: JSON.parse(text) as JsonValue, logs };
+        // $strict leaves the global object before the code runs: the code can neither see nor replace it.
+        const wrapped = `((strict) => { delete globalThis.$strict; return (async (input) => {\n${code}\n})(JSON.parse(${JSON.stringify(input)})).then((r) => strict(r, 'result')); })(globalThis.$strict)`;
+        timer = setTimeout(() => stop('timeout'), timeoutMs);
+        running = context.eval(wrapped, { timeout: timeoutMs, promise: true });
+        const text = (await Promise.race([running, halted])) as unknown;
+        return { result: resultOf(text), logs };
       } catch (err) {
-        throw classify(err, timedOut, timeoutMs, isolate.isDisposed);
+        throw classify(err, stopped, timeoutMs, isolate.isDisposed);
       } finally {
         clearTimeout(timer);
+        run.signal?.removeEventListener('abort', onAbort);
         if (!isolate.isDisposed) isolate.dispose();
+        // The disposed isolate's code is terminated; its eval settles once it no longer runs.
+        await running.catch(() => {});
       }
     },
   };

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import type { DiscoveredService } from '../plugin-api/index.ts';
+import { insertBatched } from '../db/insert-batches.ts';
 
 export type CheckStatus = 'pending' | 'completed' | 'error' | 'timeout' | 'cancelled';
 
@@ -38,7 +39,7 @@ export function servicesOf(row: Pick<ScanCheckRow, 'services'>): DiscoveredServi
 export const scanCheckRepository = {
   async insertPlan(db: Queryable, scanId: string, checks: Array<{ checkId: string; plugin: string; category: string }>): Promise<void> {
     if (!checks.length) return;
-    await db('scan_checks').insert(checks.map((c, seq) => ({ scan_id: scanId, check_id: c.checkId, seq, plugin: c.plugin, category: c.category, status: 'pending', finding_count: 0 })));
+    await insertBatched(db, 'scan_checks', checks.map((c, seq) => ({ scan_id: scanId, check_id: c.checkId, seq, plugin: c.plugin, category: c.category, status: 'pending', finding_count: 0 })));
   },
 
   async forScan(db: Queryable, scanId: string): Promise<ScanCheckRow[]> {

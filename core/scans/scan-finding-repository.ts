@@ -4,6 +4,7 @@ import type { FindingSummary } from '../domain/severity.ts';
 import { SEVERITY_RANK, severityOfRank } from '../domain/severity.ts';
 import { findingRepository, type FindingRow } from '../findings/finding-repository.ts';
 import type { Page, PageRequest } from '../db/paginate.ts';
+import { insertBatched } from '../db/insert-batches.ts';
 
 /** What dedup needs of an existing finding. */
 export interface DedupHit {
@@ -42,7 +43,8 @@ export const scanFindingRepository = {
 
   async link(db: Queryable, scanId: string, findingIds: string[]): Promise<void> {
     if (!findingIds.length) return;
-    await db('scan_findings').insert(findingIds.map((finding_id) => ({ scan_id: scanId, finding_id }))).onConflict(['scan_id', 'finding_id']).ignore();
+    const rows = findingIds.map((finding_id) => ({ scan_id: scanId, finding_id }));
+    await insertBatched(db, 'scan_findings', rows, (batch) => db('scan_findings').insert(batch).onConflict(['scan_id', 'finding_id']).ignore());
   },
 
   /** Findings the scan saw, by severity. */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { dialectOf, type Queryable } from '../db/create-db.ts';
 import type { DeliveryStatus } from './delivery-status.ts';
 import type { NewAttempt } from './webhook-delivery-repository.ts';
+import { insertBatched } from '../db/insert-batches.ts';
 
 /** The columns an attempt's outcome sets on its delivery row (the lease is let go as well). */
 export interface DeliveryOutcome {
@@ -78,6 +79,6 @@ export const attemptOutcomeRepository = {
       response_code: a.responseCode, duration_ms: a.durationMs, error_code: a.errorCode, error_message: a.errorMessage,
       response_body: a.responseBody, attempted_at: a.attemptedAt,
     }));
-    for (let i = 0; i < rows.length; i += CHUNK) await trx('webhook_attempts').insert(rows.slice(i, i + CHUNK));
+    await insertBatched(trx, 'webhook_attempts', rows);
   },
 };

@@ -2,6 +2,7 @@ import type { Queryable } from '../db/create-db.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
 import { LeaseQueue } from '../work/lease-queue.ts';
 import type { DeliveryStatus } from './delivery-status.ts';
+import { insertBatched } from '../db/insert-batches.ts';
 
 export const SENDABLE: DeliveryStatus[] = ['pending', 'retried'];
 
@@ -84,9 +85,7 @@ export const webhookDeliveryRepository = {
       locked_by: d.lease?.token ?? null, locked_until: d.lease?.until ?? 0,
       created_at: d.now, updated_at: d.now,
     }));
-    for (let i = 0; i < rows.length; i += 200) {
-      await db('webhook_deliveries').insert(rows.slice(i, i + 200)).onConflict(['webhook_id', 'event_id']).ignore();
-    }
+    await insertBatched(db, 'webhook_deliveries', rows, (batch) => db('webhook_deliveries').insert(batch).onConflict(['webhook_id', 'event_id']).ignore());
   },
 
   /** Leases up to `limit` due deliveries of active webhooks to `token` (unique per claim); returns them. */

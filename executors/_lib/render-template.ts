@@ -6,12 +6,16 @@
  *   as escaped string content; standing alone it becomes the value's JSON encoding.
  * - `text`: plain text; header values additionally refuse CR, LF and NUL.
  * - `url`: each value is percent-encoded as one URL component.
+ * - `form`: an `application/x-www-form-urlencoded` body; each value is percent-encoded, so
+ *   it cannot add a parameter (`x&role=admin` stays one value).
+ * - `xml`: each value is escaped as character data or attribute content (`& < > " '`), so
+ *   it cannot add an element; a character XML 1.0 cannot carry fails.
  * A placeholder naming a missing variable is an error naming it, never an empty string.
  */
 import type { ExecutorContext } from '../../core/plugin-api/index.ts';
 import { TemplateError } from './template-error.ts';
 
-export type TemplateContext = 'json' | 'text' | 'url';
+export type TemplateContext = 'json' | 'text' | 'url' | 'form' | 'xml';
 export type TemplateVariables = Readonly<Record<string, unknown>>;
 
 // Anything between double braces is a placeholder; a name that is no variable (spaces,
@@ -119,10 +123,25 @@ function renderUrl(template: string, vars: TemplateVariables): string {
   return out;
 }
 
+// encodeURIComponent leaves !'()* alone; a form decoder takes them as they are, but encoding them keeps a value opaque.
+const formComponent = (s: string): string => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+const XML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+// XML 1.0 Char: tab, LF, CR, and everything from U+0020 but the surrogates, U+FFFE and U+FFFF.
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+function xmlText(value: unknown): string {
+  const text = textOf(value);
+  if (NOT_XML_CHAR.test(text)) throw new TemplateError('invalid_template', 'invalid_template: a value holds a character XML cannot carry');
+  return text.replace(/[&<>"']/g, (c) => XML_ENTITIES[c]!);
+}
+
 /** Renders `template` for `context`; throws {@link TemplateError}. */
 export function renderTemplate(template: string, vars: TemplateVariables, context: TemplateContext): string {
   if (context === 'json') return renderJson(template, vars);
   if (context === 'url') return renderUrl(template, vars);
+  if (context === 'form') return template.replace(PLACEHOLDER, (_, name: string) => formComponent(textOf(lookup(vars, name))));
+  if (context === 'xml') return template.replace(PLACEHOLDER, (_, name: string) => xmlText(lookup(vars, name)));
   return renderText(template, vars);
 }
 

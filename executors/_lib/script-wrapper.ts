@@ -39,6 +39,8 @@ const C = ${c};
 const hostLog = globalThis.${HOST_LOG}; delete globalThis.${HOST_LOG};
 const hostHttp = globalThis.${HOST_HTTP}; delete globalThis.${HOST_HTTP};
 const AsyncFunction = (async function () {}).constructor;
+// Taken before the script runs: a script replacing JSON.stringify changes only its own calls.
+const stringify = JSON.stringify;
 let compiled;
 try {
   compiled = new AsyncFunction('params', '$tools', '"use strict"; const { log, http } = $tools; ' + ${JSON.stringify(o.source)});
@@ -54,7 +56,7 @@ const text = (m) => {
   if (typeof m === 'string') return m;
   if (typeof m === 'function' || typeof m === 'symbol') throw new TypeError('log: the message must be a string or a JSON value, not a ' + typeof m);
   if (typeof m === 'bigint') return String(m);
-  try { return String(JSON.stringify(m)); } catch (e) { throw new TypeError('log: the message is not JSON-serialisable: ' + String(e && e.message).split(String.fromCharCode(10))[0]); }
+  try { return String(stringify(m)); } catch (e) { throw new TypeError('log: the message is not JSON-serialisable: ' + String(e && e.message).split(String.fromCharCode(10))[0]); }
 };
 const log = (level, message) => {
   const line = text(message).slice(0, C.maxLogChars);
@@ -87,7 +89,7 @@ const http = async (req) => {
   if (req.body !== undefined && req.body !== null) {
     if (typeof req.body === 'string') body = req.body;
     else if (typeof req.body === 'function' || typeof req.body === 'symbol') throw new TypeError('http: body must be a string or a JSON value');
-    else { try { body = JSON.stringify(req.body); } catch (e) { throw new TypeError('http: body is not JSON-serialisable: ' + String(e && e.message).split(String.fromCharCode(10))[0]); } }
+    else { try { body = stringify(req.body); } catch (e) { throw new TypeError('http: body is not JSON-serialisable: ' + String(e && e.message).split(String.fromCharCode(10))[0]); } }
     if (body.length > C.maxHttpBytes) throw new RangeError('http: body larger than ' + C.maxHttpBytes + ' characters');
   }
   return hostHttp({ url: req.url, method, headers, body: body === undefined ? null : body });
@@ -103,13 +105,14 @@ try {
 }
 let json;
 try {
-  json = JSON.stringify(value === undefined ? null : value, (k, x) => {
+  json = stringify(value === undefined ? null : value, (k, x) => {
     if (typeof x === 'function' || typeof x === 'symbol') throw new TypeError('a ' + typeof x + ' is not JSON');
     return x;
   });
 } catch (e) {
   throw new TypeError('INVALID_VALUE the return value is not JSON-serialisable: ' + String(e && e.message).split(String.fromCharCode(10))[0]);
 }
+if (typeof json !== 'string') throw new TypeError('INVALID_VALUE the return value is not JSON-serialisable');
 if (json.length > C.maxOutputBytes) throw new Error(C.marker + ' the return value is larger than ' + C.maxOutputBytes + ' bytes of JSON');
 return json;
 `;

@@ -6,12 +6,13 @@ import { SCRIPT_OPTIONS, scriptSettings } from './script-settings.ts';
 const MAX_SOURCE_CHARS = 1_000_000;
 const COMPILE_TIMEOUT_MS = 2000;
 
-/** A sandbox rejection (code `timeout`, `memory_limit`, `script_error`, `invalid_value`) as a run result. */
+/** A sandbox rejection (code `timeout`, `memory_limit`, `script_error`, `invalid_value`, `cancelled`) as a run result. */
 function failure(err: unknown, timeoutMs: number): ExecutorResult {
   const code = (err as { code?: unknown })?.code;
   const message = String((err as Error)?.message ?? err).slice(0, 1000);
   if (code === 'timeout') return { status: 'timed_out', output: {}, error: { code: 'timeout', message: `the script did not finish within ${timeoutMs} ms` } };
   if (message.includes(OUTPUT_MARKER)) return { status: 'failed', output: {}, error: { code: 'output_too_large', message: message.replace(/^.*?RAMPART_OUTPUT_TOO_LARGE /, '') } };
+  if (code === 'cancelled') return { status: 'failed', output: {}, error: { code: 'cancelled', message: 'the run was cancelled' } };
   if (code === 'memory_limit' || code === 'invalid_value') return { status: 'failed', output: {}, error: { code, message } };
   // Anything else, even an unexpected host-side failure, is the script's failure: never a rejection left unhandled.
   return { status: 'failed', output: {}, error: { code: 'script_error', message } };
@@ -44,26 +45,23 @@ async function execute(ctx: ExecutorContext, source: string): Promise<ExecutorRe
   const settings = scriptSettings(ctx);
   const code = wrapperCode({ source, compileOnly: false, httpAvailable: !ctx.sandboxMode, limits: settings });
   const input = JSON.parse(JSON.stringify(ctx.params)) as JsonValue;
-  let cancelled: () => void = () => {};
-  // The sandbox contract has no cancel: an abort answers at once, and the isolate still ends at its own time limit.
-  const aborted = new Promise<ExecutorResult>((settle) => {
-    cancelled = () => settle({ status: 'failed', output: {}, error: { code: 'cancelled', message: 'the run was cancelled' } });
-    if (ctx.signal.aborted) cancelled();
-    else ctx.signal.addEventListener('abort', cancelled, { once: true });
-  });
-  const ran = ctx.sandbox.run(code, { input, timeoutMs: ctx.timeoutMs, memoryMb: settings.memoryMb, functions: hostFunctions(ctx, settings) }).then(
-    (out): ExecutorResult => {
-      for (const line of out.logs) ctx.log('INFO', line);
-      const json = out.result as string;
-      if (Buffer.byteLength(json) > settings.maxOutputBytes) return failure({ code: 'script_error', message: `${OUTPUT_MARKER} the return value is larger than ${settings.maxOutputBytes} bytes of JSON` }, ctx.timeoutMs);
-      return { status: 'completed', output: { result: JSON.parse(json) as JsonValue } };
-    },
-    (err: unknown) => failure(err, ctx.timeoutMs),
-  );
+  // The run's signal (a cancel, the engine's timeout, shutdown) disposes the isolate; the
+  // sandbox settles only once its code has stopped, so the worker's slot is held until then.
   try {
-    return await Promise.race([ran, aborted]);
-  } finally {
-    ctx.signal.removeEventListener('abort', cancelled);
+    const out = await ctx.sandbox.run(code, { input, timeoutMs: ctx.timeoutMs, memoryMb: settings.memoryMb, functions: hostFunctions(ctx, settings), signal: ctx.signal });
+    for (const line of out.logs) ctx.log('INFO', line);
+    const json = out.result;
+    if (typeof json !== 'string') return { status: 'failed', output: {}, error: { code: 'invalid_value', message: 'the return value did not come back as JSON text' } };
+    let result: JsonValue;
+    try {
+      result = JSON.parse(json) as JsonValue;
+    } catch {
+      return { status: 'failed', output: {}, error: { code: 'invalid_value', message: 'the return value did not come back as JSON text' } };
+    }
+    if (Buffer.byteLength(json) > settings.maxOutputBytes) return failure({ code: 'script_error', message: `${OUTPUT_MARKER} the return value is larger than ${settings.maxOutputBytes} bytes of JSON` }, ctx.timeoutMs);
+    return { status: 'completed', output: { result } };
+  } catch (err) {
+    return failure(err, ctx.timeoutMs);
   }
 }
 
@@ -74,7 +72,7 @@ async function execute(ctx: ExecutorContext, source: string): Promise<ExecutorRe
 export default defineExecutor({
   name: 'script',
   version: '1.0.0',
-  apiVersion: '^1.3.0',
+  apiVersion: '^1.6.0',
   description: 'Runs JavaScript (the body of an async function of (params, { log, http })) in an isolated-vm isolate; its return value is the output.',
   capabilities: ['exec:sandbox', 'net:outbound'],
   executorKind: 'script',

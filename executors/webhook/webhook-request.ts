@@ -44,6 +44,19 @@ function headerTemplates(value: unknown): Array<[string, string]> {
 
 const isJsonType = (contentType: string | undefined): boolean => contentType === undefined || /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i.test(contentType.trim());
 
+/**
+ * How a body template is rendered for its content type: each kind escapes values its own
+ * way, so a parameter cannot add a form field or an XML element. Plain insertion only for
+ * text/plain; any other type is refused rather than filled raw.
+ */
+function bodyContext(contentType: string): 'form' | 'xml' | 'text' | null {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/x-www-form-urlencoded') return 'form';
+  if (type === 'application/xml' || type === 'text/xml' || /^application\/[\w.+-]+\+xml$/.test(type)) return 'xml';
+  if (type === 'text/plain') return 'text';
+  return null;
+}
+
 /** Renders the request; throws TemplateError or ConfigError. */
 export function buildWebhookRequest(ctx: ExecutorContext): WebhookRequest {
   const vars = templateVariables(ctx);
@@ -62,7 +75,9 @@ export function buildWebhookRequest(ctx: ExecutorContext): WebhookRequest {
     if (!typeName) headers['content-type'] = 'application/json';
     return { url, method, headers, body, json: true };
   }
-  return { url, method, headers, body: renderTemplate(template, vars, 'text'), json: false };
+  const context = bodyContext(headers[typeName!]!);
+  if (!context) throw new ConfigError('body_template is rendered for JSON, application/x-www-form-urlencoded, XML or text/plain bodies; set one of these as Content-Type');
+  return { url, method, headers, body: renderTemplate(template, vars, context), json: false };
 }
 
 /** What a dry run shows: a JSON body as its value (so the engine can mask secrets in it), text as is. */

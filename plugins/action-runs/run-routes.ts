@@ -130,7 +130,7 @@ export function runRoutes(ctx: AppContext): ServerRoute[] {
         auth: execute,
         tags,
         description: 'Cancel an execution',
-        notes: 'A pending run (queued, waiting for a retry or for approval) is cancelled at once (event action.failed with status cancelled; its approval request is cancelled too). A running one is asked to stop: the answer is 202 with `cancel_requested: true`, and it ends `cancelled` within a heartbeat (local executables are killed with their process group). An ended run answers 409 execution_finished.',
+        notes: 'A pending run (queued, waiting for a retry or for approval) is cancelled at once (event action.failed with status cancelled; its approval request is cancelled too). A running one is asked to stop: the answer is 202 with `cancel_requested: true`, and it ends `cancelled` within a heartbeat (local executables are killed with their process group). An ended run answers 409 execution_finished; a run whose approval request was decided first answers 409 approval_resolved and follows the decision.',
         plugins: { rampart: { errors: [404, 409] } },
         validate: { params: executionIdParams, query: Joi.object({}), payload: Joi.object({}).allow(null) },
         response: { status: { 202: dataOf(executionSchema, 'ActionCancelResponse') } },

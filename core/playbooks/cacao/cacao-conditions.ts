@@ -75,6 +75,9 @@ function tokenize(input: string): Token[] | null {
 
 class Unparsable extends Error {}
 
+/** Parentheses (or brackets) inside each other: the parser recurses once per level (20,000 overflowed the stack). */
+export const MAX_PAREN_DEPTH = 32;
+
 /**
  * A Rampart condition from a CACAO `condition`, or a message saying why it cannot be
  * mapped. `variables` are the playbook variable names (without underscores).
@@ -132,11 +135,14 @@ export function conditionFromCacao(input: string, variables: ReadonlySet<string>
     return { [p]: make(value()) };
   };
   const join = (parts: ConditionSet[], key: 'any' | 'all'): ConditionSet => (parts.length === 1 ? parts[0]! : { [key]: parts });
+  let open = 0;
   const primary = (): ConditionSet => {
     const t = peek();
     if (t?.text === '(' || t?.text === '[') {
+      if (++open > MAX_PAREN_DEPTH) throw new Unparsable(`it nests parentheses deeper than ${MAX_PAREN_DEPTH} levels`);
       take(t.text);
       const inner = expr();
+      open--;
       take(t.text === '(' ? ')' : ']');
       return inner;
     }

@@ -14,14 +14,26 @@ export interface WorkflowWalk {
   problems: FieldProblem[];
 }
 
+/**
+ * Steps one branch may chain before the walk stops: it recurses once per step, and a
+ * playbook holds at most 100 steps anyway (4,000 chained if-conditions overflowed the stack).
+ */
+export const MAX_WORKFLOW_CHAIN = 500;
+
 /** Walks a CACAO workflow from its first step, deciding where each branch rejoins. */
 export function walkWorkflow(workflow: Record<string, CacaoStep>, first: string): WorkflowWalk {
   const order: string[] = [];
   const exitOf = new Map<string, string | null>();
   const problems: FieldProblem[] = [];
   const isEnd = (id: string) => workflow[id]?.type === 'end';
-  const visit = (id: string | undefined, exit: string | null, from: string): void => {
-    if (id === undefined) return;
+  let tooLong = false;
+  const visit = (id: string | undefined, exit: string | null, from: string, depth = 0): void => {
+    if (id === undefined || tooLong) return;
+    if (depth > MAX_WORKFLOW_CHAIN) {
+      tooLong = true;
+      problems.push({ field: from, message: `the workflow chains more than ${MAX_WORKFLOW_CHAIN} steps one after the other` });
+      return;
+    }
     const step = workflow[id];
     if (!step) { problems.push({ field: from, message: `points to ${id}, which is not a step of the workflow` }); return; }
     if (step.type === 'end') return;
@@ -34,16 +46,16 @@ export function walkWorkflow(workflow: Record<string, CacaoStep>, first: string)
     const cont = step.on_completion ?? step.on_success;
     if (step.type === 'if-condition') {
       const inner = cont && !isEnd(cont) ? cont : exit;
-      visit(step.on_true, inner, id);
-      visit(step.on_false, inner, id);
+      visit(step.on_true, inner, id, depth + 1);
+      visit(step.on_false, inner, id, depth + 1);
     } else if (step.type === 'parallel') {
-      for (const branch of step.next_steps ?? []) visit(branch, null, id);
+      for (const branch of step.next_steps ?? []) visit(branch, null, id, depth + 1);
     } else if (step.type !== 'action') {
       // A construct the importer refuses: walk on so the steps behind it are checked (and reported) too.
       const s = step as CacaoStep & { cases?: Record<string, string> };
-      for (const target of [s.on_true, s.on_false, ...(s.next_steps ?? []), ...Object.values(s.cases ?? {})]) visit(target, exit, id);
+      for (const target of [s.on_true, s.on_false, ...(s.next_steps ?? []), ...Object.values(s.cases ?? {})]) visit(target, exit, id, depth + 1);
     }
-    visit(cont, exit, id);
+    visit(cont, exit, id, depth + 1);
   };
   visit(first, null, 'workflow_start');
   return { order, exitOf, problems };

@@ -5,6 +5,7 @@ import { whereContains } from '../../db/like-pattern.ts';
 import { paginate, type Page, type PageRequest } from '../../db/paginate.ts';
 import type { VersionParts } from '../../actions/semantic-version.ts';
 import type { PlaybookDefinition } from '../playbook-types.ts';
+import { insertBatched } from '../../db/insert-batches.ts';
 
 export interface PlaybookRecord {
   id: string;
@@ -103,7 +104,7 @@ export const playbookRepository = {
   /** Replaces the tag rows with the active version's tags (`fresh`: a new playbook has none to delete, and an empty-range delete takes gap locks on MariaDB). */
   async setTags(db: Queryable, tenantId: string, playbookId: string, tags: string[], fresh = false): Promise<void> {
     if (!fresh) await db('playbook_tags').where({ playbook_id: playbookId }).delete();
-    if (tags.length) await db('playbook_tags').insert(tags.map((tag) => ({ playbook_id: playbookId, tenant_id: tenantId, tag })));
+    await insertBatched(db, 'playbook_tags', tags.map((tag) => ({ playbook_id: playbookId, tenant_id: tenantId, tag })));
   },
 
   async update(db: Queryable, tenantId: string, id: string, changes: { name?: string; enabled?: boolean; activeVersionId?: string; updatedAt: number }): Promise<number> {

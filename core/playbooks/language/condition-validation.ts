@@ -10,6 +10,8 @@ const COMPARISONS = new Set(['gte', 'lte', 'gt', 'lt']);
 /** Bounds that keep one condition set cheap to store and to evaluate per event. */
 export const MAX_CONDITIONS = 200;
 export const MAX_DEPTH = 8;
+/** `not` inside `not`: the checker and the evaluator recurse once per level (10,000 overflowed the stack). */
+export const MAX_NOT_DEPTH = 8;
 export const MAX_IN_VALUES = 1000;
 
 export interface ConditionWhere {
@@ -62,7 +64,7 @@ class Checker {
     this.operand(operand, path, field, '');
   }
 
-  operand(operand: unknown, path: string, field: string, via: string): void {
+  operand(operand: unknown, path: string, field: string, via: string, nots = 0): void {
     const on = `on "${path}"${via}`;
     if (operand === undefined) return this.add(field, `no condition ${on}`);
     if (isScalar(operand)) return;
@@ -72,10 +74,10 @@ class Checker {
     if (!isPlainObject(operand)) return this.add(field, `the condition ${on} is ${kindOf(operand)}`);
     const keys = Object.keys(operand);
     if (keys.length === 0) return this.add(field, `an empty operator object ${on}: give at least one of ${OPERATORS.join(', ')}`);
-    for (const op of keys) this.operator(op, operand[op], path, field, via);
+    for (const op of keys) this.operator(op, operand[op], path, field, via, nots);
   }
 
-  operator(op: string, arg: unknown, path: string, field: string, via: string): void {
+  operator(op: string, arg: unknown, path: string, field: string, via: string, nots: number): void {
     const label = `"${op}" on "${path}"${via}`;
     if (!(OPERATORS as readonly string[]).includes(op)) {
       return this.add(field, `unknown operator "${op}" on "${path}"${via} (operators: ${OPERATORS.join(', ')})`);
@@ -99,8 +101,10 @@ class Checker {
       if (problem) this.add(field, `${label}: the pattern ${problem}`);
     } else if (op === 'exists') {
       if (typeof arg !== 'boolean') this.add(field, `${label} takes true or false, not ${kindOf(arg)}`);
+    } else if (nots >= MAX_NOT_DEPTH) {
+      this.add(field, `the condition on "${path}" nests "not" deeper than ${MAX_NOT_DEPTH} levels`);
     } else {
-      this.operand(arg, path, field, `${via} inside "not"`);
+      this.operand(arg, path, field, `${via} inside "not"`, nots + 1);
     }
   }
 }

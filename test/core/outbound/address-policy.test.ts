@@ -51,6 +51,15 @@ test(':: and ::1 keep their IPv6 meaning; NAT64 local-use and other special IPv6
   t.is(strict.refusal('not-an-ip'), 'invalid address');
 });
 
+test('the rest of ::/8 is reserved (RFC 4291): only ::1 and the IPv4 forms inside it have a meaning', (t) => {
+  for (const ip of ['::1:0:0:1', '0:0:0:0:1:0:0:1', '::1:0:0:0', '0:ff::1', '00ff:ffff::1']) t.is(strict.refusal(ip), 'reserved', ip);
+  t.truthy(strict.refusal('::1:1'), 'IPv4-compatible 0.1.0.1: refused as that address');
+  t.is(strict.refusal('::ffff:8.8.8.8'), null, 'an IPv4-mapped public address is the public address');
+  t.is(strict.refusal('::1'), 'loopback');
+  t.is(strict.refusal('100::1'), 'discard', 'just past ::/8');
+  t.is(new AddressPolicy(['::1:0:0:0/96']).refusal('::1:0:0:1'), null, 'an admin may still allow-list it');
+});
+
 test('an IPv4 allow-list entry admits that address in every embedded form, and nothing else', (t) => {
   const allowing = new AddressPolicy(['127.0.0.0/8', '::1/128']);
   for (const ip of ['127.0.0.1', '::7f00:1', '::ffff:127.0.0.1', '64:ff9b::7f00:1', '2002:7f00:1::', '2001:0:4136:e378:8000:63bf:80ff:fffe', '::1']) {

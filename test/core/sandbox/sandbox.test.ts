@@ -79,3 +79,23 @@ test('host functions handed in are callable by name, with JSON arguments and res
   t.regex((await failure(withHost.run('return await fail();'))).message, /host says no/);
   t.is((await sandbox.run('return typeof lookup;')).result, 'undefined', 'another sandbox does not see them');
 });
+
+test('WebAssembly is not available: its memory would live outside the heap limit', async (t) => {
+  t.deepEqual((await sandbox.run('return typeof WebAssembly;')).result, 'undefined');
+  const err = await failure(sandbox.run('new WebAssembly.Memory({ initial: 1, maximum: 65536 });'));
+  t.is(err.code, 'script_error');
+  t.regex(err.message, /WebAssembly is not defined/);
+});
+
+test('an abort of the run signal disposes a busy isolate at once and rejects cancelled', async (t) => {
+  const controller = new AbortController();
+  const started = Date.now();
+  const pending = failure(sandbox.run('for (;;) {}', { timeoutMs: 60_000, signal: controller.signal }));
+  setTimeout(() => controller.abort(), 200);
+  const err = await pending;
+  t.is(err.code, 'cancelled');
+  t.true(Date.now() - started < 5000, 'long before the 60 s time limit');
+  const already = new AbortController();
+  already.abort();
+  t.is((await failure(sandbox.run('return 1;', { signal: already.signal }))).code, 'cancelled');
+});

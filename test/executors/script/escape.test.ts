@@ -153,3 +153,17 @@ test.after('the host stays healthy: a normal script still runs and memory is not
   t.log(`rss grew by ${Math.round(grown / 1e6)} MB over the suite`);
   t.true(grown < 512e6, 'the isolates\' memory went back');
 });
+
+test('replacing JSON.stringify, JSON.parse or the wrapper\'s helpers changes only the script\'s own calls: a clean result or error, never a host message', async (t) => {
+  const stringified = await attempt(`JSON.stringify = () => 42; return { ok: JSON.stringify({}) };`);
+  t.deepEqual(stringified, { status: 'completed', output: { result: { ok: 42 } }, logs: 0 });
+  const garbage = await attempt(`JSON.stringify = () => '{not json'; JSON.parse = () => 1; return 'fine';`);
+  t.deepEqual(garbage.output, { result: 'fine' });
+  const strict = await attempt(`return [typeof globalThis.$strict, typeof $strict];`);
+  t.deepEqual(strict.output, { result: ['undefined', 'undefined'] });
+  const replaced = await attempt(`globalThis.$strict = () => 7; return 'mine';`);
+  t.deepEqual(replaced.output, { result: 'mine' });
+  const proto = await attempt(`Object.defineProperty(Object.prototype, 'toJSON', { value: () => undefined, configurable: true }); return { a: 1 };`);
+  t.not(proto.status, 'completed', JSON.stringify(proto));
+  t.notRegex(proto.error?.message ?? '', /is not valid JSON|Unexpected token|undefined" is not/);
+});

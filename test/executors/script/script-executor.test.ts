@@ -11,7 +11,7 @@ const run = (source: string, o: MockExecutorOptions = {}) => {
 test('the manifest: a script executor needing exec:sandbox and net:outbound, settings declared with defaults', (t) => {
   t.is(script.name, 'script');
   t.is(script.executorKind, 'script');
-  t.is(script.apiVersion, '^1.3.0');
+  t.is(script.apiVersion, '^1.6.0');
   t.deepEqual(script.capabilities, ['exec:sandbox', 'net:outbound']);
   t.deepEqual(validateOptions(script.options, {}), { memoryMb: 64, maxOutputBytes: 1_048_576, maxLogLines: 1000, maxHttpCalls: 50, maxHttpBytes: 1_048_576 });
 });

@@ -43,6 +43,28 @@ test('a text content type renders the body as text; no body_template sends no bo
   t.is(bare.httpCalls[0]!.body, undefined);
 });
 
+test('form and XML bodies escape each value: a finding title cannot add a parameter or an element', async (t) => {
+  const params = { title: 'x&role=admin', ip: '203.0.113.9', reason: '</note><role>admin</role><note a="1">', source: 's', token: 't', count: 1 };
+  const form = ctxWith({ params, config: { ...CONFIG, headers: { 'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8' }, body_template: 'title={{ title }}&ip={{ ip }}' } });
+  t.like(await webhook.run(form), { status: 'completed' });
+  t.is(form.httpCalls[0]!.body, 'title=x%26role%3Dadmin&ip=203.0.113.9');
+  t.deepEqual([...new URLSearchParams(form.httpCalls[0]!.body!)], [['title', 'x&role=admin'], ['ip', '203.0.113.9']]);
+  for (const type of ['application/xml', 'text/xml', 'application/soap+xml']) {
+    const xml = ctxWith({ params, config: { ...CONFIG, headers: { 'Content-Type': type }, body_template: '<alert ip="{{ ip }}"><note>{{ reason }}</note><t a=\'{{ title }}\'/></alert>' } });
+    t.like(await webhook.run(xml), { status: 'completed' });
+    t.is(xml.httpCalls[0]!.body, '<alert ip="203.0.113.9"><note>&lt;/note&gt;&lt;role&gt;admin&lt;/role&gt;&lt;note a=&quot;1&quot;&gt;</note><t a=\'x&amp;role=admin\'/></alert>');
+  }
+  const control = ctxWith({ params: { ...params, reason: 'bell\u0007' }, config: { ...CONFIG, headers: { 'Content-Type': 'application/xml' }, body_template: '<n>{{ reason }}</n>' } });
+  t.like((await webhook.run(control)).error, { code: 'invalid_template' });
+  t.is(control.httpCalls.length, 0);
+});
+
+test('a body template for a content type it cannot escape for is refused, not filled raw', async (t) => {
+  const html = ctxWith({ config: { ...CONFIG, headers: { 'Content-Type': 'text/html' }, body_template: '<p>{{ reason }}</p>' } });
+  t.like((await webhook.run(html)).error, { code: 'invalid_config' });
+  t.is(html.httpCalls.length, 0);
+});
+
 test('a missing variable fails naming it and sends nothing', async (t) => {
   const ctx = ctxWith({ config: { ...CONFIG, body_template: '{"a": "{{ ghost }}"}' } });
   const result = await webhook.run(ctx);

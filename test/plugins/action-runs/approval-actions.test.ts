@@ -79,3 +79,24 @@ test.serial('a dry run of an approval action shows the request it would make and
   t.deepEqual(res.body.data.plan.approval, { required_approvals: 2, approvers: null, expires_in_seconds: 3600, on_expiry: 'fail', message: 'Block 10.0.0.0/8 for 24 h? Ticket (not given)' });
   t.is((await app.request('GET', '/api/approvals?per_page=100', { token: requester })).body.meta.total, before);
 });
+
+test.serial('approve racing cancel: the approval request decides, so the run and its request always agree (issue 25)', async (t) => {
+  const outcomes = new Set<string>();
+  for (let i = 0; i < 12; i++) {
+    const run = await trigger();
+    t.is((await app.request('POST', `/api/approvals/${run.approval_id}/approve`, { token: approverB, payload: {} })).statusCode, 200);
+    // The second approval completes the quorum while the requester cancels the run.
+    const [approve, cancel] = await Promise.all([
+      app.request('POST', `/api/approvals/${run.approval_id}/approve`, { token: approverC, payload: {} }),
+      app.request('POST', `/api/actions/executions/${run.execution_id}/cancel`, { token: requester, payload: {} }),
+    ]);
+    const done = await execution(run.execution_id);
+    const request = (await app.request('GET', `/api/approvals/${run.approval_id}`, { token: requester })).body.data;
+    const pair = `${request.status}/${done.status}`;
+    outcomes.add(pair);
+    t.true(['approved/completed', 'cancelled/cancelled'].includes(pair), `request ${request.status}, run ${done.status} (approve ${approve.statusCode}, cancel ${cancel.statusCode} ${cancel.raw})`);
+    if (pair === 'approved/completed') t.is(cancel.statusCode, 409, cancel.raw);
+    else t.is(approve.statusCode, 409, approve.raw);
+  }
+  t.log(`outcomes: ${[...outcomes].join(', ')}`);
+});

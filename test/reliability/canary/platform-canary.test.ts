@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { createLogger } from '../../../core/logger.ts';
 import { sharedTestCertificates } from '../../_helpers/certificates/certs.ts';
 import { eventually } from '../../_helpers/harness/eventually.ts';
+import { seededRandom } from '../../_helpers/harness/seeded-random.ts';
 import { createAsset, ENGINE_SCANNER, waitForScan } from '../../_helpers/harness/scan-helpers.ts';
 import { createTestApp, type InjectOptions, type InjectResult, type TestApp } from '../../_helpers/harness/test-app.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../../_helpers/receivers/https-receiver.ts';
@@ -40,6 +41,8 @@ const BAD_AGENT_TOKEN = canaries.make('bad-agent-token', 'rmpa');
 const CREDENTIAL = canaries.make('credential');
 const CREDENTIAL_SANDBOX = canaries.make('credential-sandbox');
 const CREDENTIAL_ROTATED = canaries.make('credential-rotated');
+// A PIN-like secret of 15 digits (exact as a JSON number), returned by a script as a number.
+const CREDENTIAL_DIGITS = canaries.add('credential-digits', String(9e14 + Math.floor(seededRandom(seed)() * 9e13)));
 const PLUGIN_API_KEY = canaries.make('plugin-api-key');
 const SMTP_PASSWORD = canaries.make('smtp-password');
 // Refused inputs: a secret in a request that fails validation must not come back in the error.
@@ -187,6 +190,30 @@ test.serial('no form of any planted secret reaches a response, log line, databas
   await call('GET', `/api/playbooks/executions/${pbRun.body.data.execution_id}/steps`);
   t.is((await call('GET', `/api/playbooks/${playbook.body.data.id}/export`)).statusCode, 200);
   await call('GET', `/api/actions/${action.body.data.id}/runs`);
+  // Two plain forms a scrubber could miss: the digits secret as a number, and the key nested 70 levels deep.
+  t.is((await call('POST', '/api/credentials', { payload: { name: 'canary-digits', value: CREDENTIAL_DIGITS } })).statusCode, 201);
+  const forms = await call('POST', '/api/actions', {
+    payload: {
+      name: 'canary-forms', type: 'script', executor: 'local',
+      config: { source: 'let deep = { key: params.key }; for (let i = 0; i < 70; i++) deep = { d: deep }; return { pin: Number(params.pin), negative: -Number(params.pin), deep };' },
+      parameters: [{ name: 'key', type: 'secret', required: true, credential: 'canary-key' }, { name: 'pin', type: 'secret', required: true, credential: 'canary-digits' }],
+    },
+  });
+  t.is(forms.statusCode, 201, forms.raw);
+  const formsRun = await call('POST', `/api/actions/${forms.body.data.id}/execute`, { payload: { parameters: {} } });
+  const formsDone = await eventually(async () => {
+    const view = await call('GET', `/api/actions/executions/${formsRun.body.data.execution_id}`);
+    return view.body.data.status === 'completed' ? view.body.data : undefined;
+  }, 30_000);
+  t.is(formsDone.output.result.pin, '********', 'a number whose digits are a secret is masked');
+  t.is(JSON.stringify(formsDone.output.result.deep).includes('"d"'), true, 'the shallow part of the nesting is kept');
+  const formsPlaybook = await call('POST', '/api/playbooks', {
+    payload: { name: 'canary-forms-playbook', version: '1.0.0', trigger: { event: 'manual' }, steps: [{ id: 'forms', type: 'action', action_ref: 'canary-forms', parameters: {} }] },
+  });
+  const formsPbRun = await call('POST', `/api/playbooks/${formsPlaybook.body.data.id}/run`, { payload: {} });
+  await eventually(async () => ((await call('GET', `/api/playbooks/executions/${formsPbRun.body.data.execution_id}`)).body.data.status === 'completed' ? true : undefined), 30_000);
+  await call('GET', `/api/playbooks/executions/${formsPbRun.body.data.execution_id}/steps`);
+  await call('GET', `/api/actions/${forms.body.data.id}/runs`);
 
   // Scans with callbacks: one secret given, one generated (shown once in its create response).
   const assetA = await createAsset(app, '192.0.2.70', 'ip', token);

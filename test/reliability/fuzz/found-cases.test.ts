@@ -51,3 +51,11 @@ test('bulk import: a CSV quote csv-parse calls INVALID_OPENING_QUOTE (no CSV_ pr
     t.is(JSON.parse(res.payload).error.code, 'invalid_csv');
   }
 });
+
+test('a validation message ends with one full stop, also when its detail brings its own (search= once ended "..")', async (t) => {
+  for (const q of ['search=***', 'search=a.', `search=${'a'.repeat(300)}`, 'per_page=x']) {
+    const res = await t0.request('GET', `/api/findings?${q}`, { token });
+    t.is(res.statusCode, 400, res.raw);
+    t.regex(res.body.error.message, /[^.]\.$/, res.body.error.message);
+  }
+});
