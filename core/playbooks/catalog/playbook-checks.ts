@@ -4,6 +4,7 @@ import { stepGraphProblems, stepsBefore } from '../language/step-graph.ts';
 import { staticPlaceholderProblems } from '../language/templates.ts';
 import type { ConditionSet, PlaybookDefinition } from '../playbook-types.ts';
 import { resolveActionRef, type ActionLookup } from './action-ref.ts';
+import { MAX_VALUE_DEPTH, nestsDeeperThan } from '../language/placeholders.ts';
 
 /** Every `steps.<id>` a condition set's paths name (keys, through `any`/`all`). */
 function stepsNamedIn(set: ConditionSet, into: Set<string> = new Set()): Set<string> {
@@ -51,7 +52,9 @@ export function checkLanguage(def: PlaybookDefinition): void {
         if (named === step.id || !ids.includes(named)) problems.push({ field, message: `step ${step.id}: "steps.${named}" names no other step of this playbook` });
       }
     }
-    if (step.type === 'action' && before) {
+    if (step.type === 'action' && nestsDeeperThan(step.parameters, MAX_VALUE_DEPTH)) {
+      problems.push({ field: `steps.${i}.parameters`, message: `step ${step.id}: the parameters nest deeper than ${MAX_VALUE_DEPTH} levels` });
+    } else if (step.type === 'action' && before) {
       const messages = staticPlaceholderProblems(step.parameters, {
         stepIds: ids,
         earlierStepIds: (id) => [...(before.get(id) ?? [])],

@@ -41,6 +41,21 @@ export function wholePlaceholder(text: string): string | null {
   return m && validPath(m[1]!) ? m[1]! : null;
 }
 
+/** Nesting of a step's parameter values: the template walks below recurse once per level (5,000 overflowed the stack). */
+export const MAX_VALUE_DEPTH = 32;
+
+/** Whether a JSON value nests objects or arrays deeper than `max` levels; iterative, so any depth is safe to ask. */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Visits every string leaf of a JSON value with its location (`body.items[0]`); object keys are not leaves. */
 export function forEachString(value: unknown, visit: (text: string, at: string) => void, at = ''): void {
   if (typeof value === 'string') visit(value, at);

@@ -64,3 +64,11 @@ test('a CACAO condition with 20,000 parentheses is a 400 naming the limit', asyn
   doc.workflow[cond] = { type: 'if-condition', condition: `${'('.repeat(20_000)}__blocked_ip__:value = '1.2.3.4'${')'.repeat(20_000)}`, on_true: END, on_completion: END };
   refused(t, await t0.request('POST', '/api/playbooks/import?dry_run=true', { token, payload: doc }), /parentheses deeper than \d+ levels/);
 });
+
+for (const levels of [5000, 50_000]) {
+  test(`a playbook step's parameters nested ${levels} deep are a 400 naming the limit`, async (t) => {
+    const value = `${'{"a":'.repeat(levels)}"x"${'}'.repeat(levels)}`;
+    const res = await postRaw('/api/playbooks', `{"name":"deep-params-${levels}","version":"1.0.0","trigger":{"event":"manual"},"steps":[{"id":"a","type":"action","action_ref":"x","parameters":{"v":${value}}}]}`);
+    refused(t, res, /nest deeper than \d+ levels/);
+  });
+}
