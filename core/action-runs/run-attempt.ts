@@ -40,7 +40,7 @@ export interface AttemptDeps {
 }
 
 export interface AttemptOutcome extends ExecutorResult {
-  /** Why the attempt was aborted from outside, if it was ('cancelled', 'lease_lost', 'shutdown'). */
+  /** Why the attempt was aborted from outside, if it was ('cancelled', 'lost', 'shutdown': core/work/lease-worker.ts StopReason). */
   aborted: string | null;
 }
 
