@@ -44,6 +44,8 @@ const MAX_BACKOFF_MS = 3600_000;
 export class RunWorker {
   readonly #worker: LeaseWorker;
   readonly #logs = new Map<string, RunLog>();
+  #endShutdown: () => void = () => {};
+  #shutdown: Promise<void> = new Promise<void>((resolve) => (this.#endShutdown = resolve));
 
   constructor(private readonly deps: RunWorkerDeps) {
     const { config, db } = deps;
@@ -76,6 +78,7 @@ export class RunWorker {
   }
 
   start(): void {
+    if (!this.#worker.running) this.#shutdown = new Promise<void>((resolve) => (this.#endShutdown = resolve));
     this.#worker.start();
   }
 
@@ -85,6 +88,7 @@ export class RunWorker {
 
   /** Stops claiming; aborts running attempts (each ends as a failed attempt, `interrupted`) and waits for them. */
   async stop(): Promise<void> {
+    this.#endShutdown();
     await this.#worker.stop();
   }
 
@@ -110,8 +114,11 @@ export class RunWorker {
     this.#logs.set(row.id, log);
     try {
       const outcome = await this.#attempt(row, action, log, scrubber, lease.signal);
-      if (lease.reason === 'lost') return;
-      await this.#settle(row, lease.token, action, outcome, log, scrubber);
+      if (lease.reason !== 'lost') await this.#settle(row, lease.token, action, outcome, log, scrubber);
+      // The outcome is recorded (a cancel reads `cancelled` at once), but the slot stays
+      // taken until the executor itself has stopped (issue 25: no work outside the slots).
+      // At shutdown the process is going away: it stops waiting for executors that ignore their signal.
+      await Promise.race([outcome.settled, this.#shutdown]);
     } finally {
       this.#logs.delete(row.id);
     }
