@@ -207,9 +207,10 @@ export class LeaseWorker {
       } finally {
         await heartbeat.stop();
       }
-      // The job stopped without ending its row (shutdown, an error): hand it back at once. A
-      // row it ended no longer carries the token, so this writes nothing then.
-      if (lease.reason !== 'lost') await o.queue.release(o.db, id, token, undefined, this.#now()).catch((err: unknown) => o.logger.warn({ id, err: errorMessage(err) }, `${o.name}: release failed`));
+      // Shutdown: hand back what the job left held, for the next worker at once. A row it
+      // ended no longer carries the token, so this writes nothing then. (After an error the
+      // lease is left to lapse: releasing it would retry a failing job in a tight loop.)
+      if (lease.reason === 'shutdown') await o.queue.release(o.db, id, token, undefined, this.#now()).catch((err: unknown) => o.logger.warn({ id, err: errorMessage(err) }, `${o.name}: release failed`));
     })().finally(() => {
       this.#running.delete(id);
       this.#loop.wake();
