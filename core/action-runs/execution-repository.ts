@@ -107,6 +107,12 @@ export const executionRepository = {
     return runs.finishLost(db, id, now, changes);
   },
 
+  /** A run's tenant's tier (its fair share of executor slots: tenant-share.ts); standard when the tenant is gone. */
+  async tenantTier(db: Queryable, tenantId: string): Promise<string> {
+    const row = (await db('tenants').where({ id: tenantId }).first('tier')) as { tier: string } | undefined;
+    return row?.tier ?? 'standard';
+  },
+
   async appendLogs(db: Queryable, lines: NewLogLine[]): Promise<void> {
     if (lines.length === 0) return;
     await db('action_execution_logs').insert(

@@ -1,5 +1,3 @@
-import type { Queryable } from '../db/create-db.ts';
-
 /**
  * Each tenant's share of one worker's executor slots (`executors.concurrency`), by tier. A
  * tenant holds at most `max(1, floor(concurrency × share))` slots at once, waiting or not:
@@ -13,10 +11,4 @@ export const TIER_SHARE: Readonly<Record<string, number>> = { standard: 1 / 2, p
 /** How many of `concurrency` slots a tenant of `tier` may hold at once. */
 export function shareSlots(concurrency: number, tier: string | null): number {
   return Math.max(1, Math.floor(concurrency * (TIER_SHARE[tier ?? 'standard'] ?? TIER_SHARE.standard!)));
-}
-
-/** The tenant's tier (standard when the tenant is gone). */
-export async function tenantTier(db: Queryable, tenantId: string): Promise<string> {
-  const row = (await db('tenants').where({ id: tenantId }).first('tier')) as { tier: string } | undefined;
-  return row?.tier ?? 'standard';
 }
