@@ -136,6 +136,16 @@ export class LeaseQueue {
     return this.finish(db, id, token, changes ?? this.spec.onRelease?.(db, now) ?? {});
   }
 
+  /** Gives back many rows of one claim never worked on (shutdown): `release` in one statement per 500 rows. */
+  async releaseMany(db: Queryable, ids: readonly string[], token: string): Promise<number> {
+    const { table, idColumn, tokenColumn, leaseColumn } = this.spec;
+    let n = 0;
+    for (let i = 0; i < ids.length; i += 500) {
+      n += await db(table).whereIn(idColumn, ids.slice(i, i + 500)).where(tokenColumn, token).update({ ...(this.spec.onRelease?.(db, Date.now()) ?? {}), [tokenColumn]: null, [leaseColumn]: 0 });
+    }
+    return n;
+  }
+
   /** Of `ids`, those asked to stop (`cancelWhen`) or gone (deleted with their parent): their workers abort them. */
   async cancelled(db: Queryable, ids: readonly string[]): Promise<string[]> {
     if (!ids.length) return [];
