@@ -12,7 +12,7 @@ let tenantId: string;
 
 test.before(async () => {
   app = await createTestApp();
-  engine = createEngine(app, { concurrency: 4, perActionConcurrency: 64, leaseMs: 60_000, pollIntervalMs: 20, killGraceMs: 10_000 });
+  engine = createEngine(app, { concurrency: 4, perActionConcurrency: 64, leaseMs: 60_000, pollIntervalMs: 20, killGraceMs: 200 });
   tenantId = (await app.tenant()).tenantId;
   engine.runtime.worker.start();
 });
@@ -22,7 +22,7 @@ test.after.always(async () => {
   await app.close();
 });
 
-test('cancel: the run reads cancelled within 1 s; the slot is held until the executor stops', async (t) => {
+test.serial('cancel: the run reads cancelled within 1 s; the slot is held until the executor stops', async (t) => {
   let stopped!: () => void;
   const executorStopped = new Promise<void>((r) => (stopped = r));
   let settle!: () => void;
@@ -47,4 +47,25 @@ test('cancel: the run reads cancelled within 1 s; the slot is held until the exe
   await executorStopped;
   await eventually(async () => (engine.runtime.worker.inflight === 0 ? true : undefined));
   t.is(engine.runtime.worker.inflight, 0, 'freed once the executor settled');
+});
+
+test.serial('the engine\'s own timeout: the run is recorded timed_out after the grace, and the slot waits for the executor', async (t) => {
+  let settle!: () => void;
+  engine.behaviours.set('deaf', async (ctx) => {
+    await new Promise((r) => ctx.signal.addEventListener('abort', r));
+    await new Promise<void>((r) => (settle = r)); // ignores the abort until the test lets it go
+    return { status: 'failed', output: {} };
+  });
+  const a = engine.action(tenantId, { config: { behaviour: 'deaf' }, timeoutSeconds: 1 });
+  const { execution } = await engine.runtime.executions.trigger({ tenantId, userId: null, tokenId: null }, a.actionId, { parameters: {} });
+  const id = execution.execution_id;
+  const ended = await eventually(async () => {
+    const e = await engine.runtime.executions.get(tenantId, id);
+    return e.status === 'timed_out' ? e : undefined;
+  }, 10_000, 10);
+  t.is(ended.error?.code, 'timeout');
+  t.is(engine.runtime.worker.inflight, 1, 'recorded, but the slot is still taken while the executor runs');
+  settle();
+  await eventually(async () => (engine.runtime.worker.inflight === 0 ? true : undefined));
+  t.is(engine.runtime.worker.inflight, 0);
 });
