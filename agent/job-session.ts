@@ -3,6 +3,7 @@ import type { AgentLogFn } from './agent-log.ts';
 import { runJob, type RunLimits } from './job-runner.ts';
 import type { AgentJob } from '../core/agent-protocol.ts';
 import { JobRefusedError, RejectedTokenError, type RampartClient } from './rampart-client.ts';
+import { Heartbeat } from '../core/work/heartbeat.ts';
 
 export interface SessionDeps {
   client: RampartClient;
@@ -57,7 +58,6 @@ export async function runSession(job: AgentJob, deps: SessionDeps): Promise<void
   const lines: Array<{ level: LogLevel; message: string }> = [];
   let dropped = 0;
   let lastBeat = Date.now();
-  let sending: Promise<void> | null = null;
   const beatEvery = Math.max(100, Math.floor(job.lease_ms / 3));
   const flush = async (): Promise<void> => {
     const batch = lines.splice(0, MAX_LINES_PER_CALL);
@@ -70,10 +70,14 @@ export async function runSession(job: AgentJob, deps: SessionDeps): Promise<void
       else lines.unshift(...batch); // unreachable: keep the lines for the next beat
     }
   };
-  const tick = setInterval(() => {
-    if (sending || (!lines.length && Date.now() - lastBeat < beatEvery)) return;
-    sending = flush().finally(() => (sending = null));
-  }, Math.min(500, beatEvery));
+  // The same Heartbeat as the server's lease worker: lines go out as they come (every 500 ms
+  // at most), and an empty beat keeps the lease when nothing was sent for a third of it.
+  const heartbeat = new Heartbeat({
+    everyMs: Math.min(500, beatEvery),
+    beat: async () => {
+      if (lines.length || Date.now() - lastBeat >= beatEvery) await flush();
+    },
+  }).start();
 
   let result: ExecutorResult;
   try {
@@ -84,10 +88,9 @@ export async function runSession(job: AgentJob, deps: SessionDeps): Promise<void
   } catch (err) {
     result = { status: 'failed', output: {}, error: { code: 'agent_error', message: `the agent could not run the job: ${(err as Error).message}` } };
   } finally {
-    clearInterval(tick);
+    await heartbeat.stop();
     deps.stop.removeEventListener('abort', onStop);
   }
-  await sending;
   if (dropped) lines.push({ level: 'WARN', message: `the agent dropped ${dropped} log lines it could not send in time` });
   if (why === 'cancel' || why === 'revoked') {
     log('info', 'job stopped on the server\'s request', { ...about, reason: why });

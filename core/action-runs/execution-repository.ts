@@ -16,11 +16,17 @@ function runQueue(perActionLimit: number): LeaseQueue {
     perKey: { column: 'action_id', limit: perActionLimit },
     // The claim starts the attempt: a run is never claimable again once it ran (at most once).
     onClaim: (db, now) => ({ status: 'running', attempt: db.raw('attempt + 1'), started_at: db.raw('coalesce(started_at, ?)', [now]), updated_at: now }),
+    // A cancel of a running run is a flag its worker reads (core/work/lease-worker.ts) and settles.
+    cancelWhen: { cancel_requested: true },
+    // Executor slots are shared fairly among tenants (docs/design/actions.md).
+    shareColumn: 'tenant_id',
   });
 }
 
 const queues = new Map<number, LeaseQueue>();
 const queueFor = (limit: number): LeaseQueue => queues.get(limit) ?? queues.set(limit, runQueue(limit)).get(limit)!;
+/** Renewal, finish and the lost-lease sweep do not depend on the per-action limit. */
+const runs = queueFor(1);
 
 export const executionRepository = {
   async insert(db: Queryable, e: NewExecution): Promise<void> {
@@ -69,31 +75,22 @@ export const executionRepository = {
     );
   },
 
-  /** Leases up to `limit` due runs to `token`, setting them running and counting the attempt; returns their ids. */
-  async claim(db: Queryable, o: { token: string; now: number; leaseMs: number; limit: number; perActionLimit: number }): Promise<string[]> {
-    return queueFor(o.perActionLimit).claim(db, { token: o.token, now: o.now, leaseMs: o.leaseMs, limit: o.limit });
-  },
+  /** The run queue with a per-action limit (what the worker claims and renews through). */
+  queue: queueFor,
 
-  /** Extends the lease; answers whether the run is still ours and whether a cancel was asked for. */
-  async renew(db: Queryable, id: string, token: string, until: number): Promise<{ held: boolean; cancel: boolean }> {
-    const n = await db('action_executions').where({ id, locked_by: token, status: 'running' }).update({ locked_until: until });
-    if (n !== 1) return { held: false, cancel: false };
-    const row = await db('action_executions').where({ id }).first('cancel_requested');
-    return { held: true, cancel: Boolean(row?.cancel_requested) };
+  /** Leases up to `limit` due runs to `token`, setting them running and counting the attempt; returns their ids. */
+  async claim(db: Queryable, o: { token: string; now: number; leaseMs: number; limit: number; perActionLimit: number; skipKeys?: readonly string[] }): Promise<string[]> {
+    return queueFor(o.perActionLimit).claim(db, { token: o.token, now: o.now, leaseMs: o.leaseMs, limit: o.limit, ...(o.skipKeys ? { skipKeys: o.skipKeys } : {}) });
   },
 
   /** Ends an attempt: final state, or back to pending for a retry. Guarded by the lease token. */
   async settle(db: Queryable, id: string, token: string, changes: Record<string, unknown>): Promise<boolean> {
-    const n = await db('action_executions')
-      .where({ id, locked_by: token, status: 'running' })
-      .update({ ...changes, locked_by: null, locked_until: 0 });
-    return n === 1;
+    return runs.finish(db, id, token, changes);
   },
 
   /** Moves a run that is not running (pending, waiting) to a final state, once. */
   async settleWaiting(db: Queryable, id: string, from: { status: string }, changes: Record<string, unknown>): Promise<boolean> {
-    const n = await db('action_executions').where({ id, ...from }).whereNull('locked_by').update(changes);
-    return n === 1;
+    return runs.finishFree(db, id, Date.now(), from, changes);
   },
 
   async requestCancel(db: Queryable, id: string, now: number): Promise<boolean> {
@@ -103,13 +100,18 @@ export const executionRepository = {
 
   /** Running runs whose lease lapsed: their worker died. */
   async lost(db: Queryable, now: number, limit: number): Promise<ExecutionRow[]> {
-    return db('action_executions').where({ status: 'running' }).where('locked_until', '<', now).orderBy('locked_until').limit(limit);
+    return runs.lost<ExecutionRow>(db, now, limit);
   },
 
   /** Fails a lost run if it is still lost (another sweeper may have got there first). */
   async failLost(db: Queryable, id: string, now: number, changes: Record<string, unknown>): Promise<boolean> {
-    const n = await db('action_executions').where({ id, status: 'running' }).where('locked_until', '<', now).update({ ...changes, locked_by: null, locked_until: 0 });
-    return n === 1;
+    return runs.finishLost(db, id, now, changes);
+  },
+
+  /** A run's tenant's tier (its fair share of executor slots: tenant-share.ts); standard when the tenant is gone. */
+  async tenantTier(db: Queryable, tenantId: string): Promise<string> {
+    const row = (await db('tenants').where({ id: tenantId }).first('tier')) as { tier: string } | undefined;
+    return row?.tier ?? 'standard';
   },
 
   async appendLogs(db: Queryable, lines: NewLogLine[]): Promise<void> {

@@ -40,8 +40,15 @@ export interface AttemptDeps {
 }
 
 export interface AttemptOutcome extends ExecutorResult {
-  /** Why the attempt was aborted from outside, if it was ('cancelled', 'lease_lost', 'shutdown'). */
+  /** Why the attempt was aborted from outside, if it was ('cancelled', 'lost', 'shutdown': core/work/lease-worker.ts StopReason). */
   aborted: string | null;
+  /**
+   * Settles when the executor's own promise does. The engine may record an outcome first
+   * (a cancel, or an executor that overran its timeout and grace), but the worker keeps the
+   * run's slot until this settles: a cancelled run never leaves work running outside
+   * `executors.concurrency`.
+   */
+  settled?: Promise<void>;
 }
 
 const failed = (code: string, message: string): ExecutorResult => ({ status: 'failed', output: {}, error: { code, message } });
@@ -92,6 +99,7 @@ export async function runAttempt(input: AttemptInput, deps: AttemptDeps): Promis
     local.abort(new DOMException(`The action did not finish within ${input.action.timeoutSeconds} s.`, 'TimeoutError'));
   }, timeoutMs);
   let grace: NodeJS.Timeout | undefined;
+  let settled: Promise<void> = Promise.resolve();
   const log = input.log.write;
   const ctx: ExecutorContext = {
     executionId: input.executionId,
@@ -127,20 +135,25 @@ export async function runAttempt(input: AttemptInput, deps: AttemptDeps): Promis
   try {
     const overdue = new Promise<ExecutorResult>((resolve) => {
       local.signal.addEventListener('abort', () => {
-        grace = setTimeout(() => resolve({ status: 'timed_out', output: {}, error: { code: 'executor_unresponsive', message: 'The executor did not stop when asked.' } }), deps.config.killGraceMs);
+        // A cancel is recorded at once (the run reads `cancelled` within the cancel read); the
+        // slot still waits for the executor (`settled`). A timeout gives the executor its grace.
+        const wait = local.signal.reason === 'cancelled' ? 0 : deps.config.killGraceMs;
+        grace = setTimeout(() => resolve({ status: 'timed_out', output: {}, error: { code: 'executor_unresponsive', message: 'The executor did not stop when asked.' } }), wait);
       }, { once: true });
     });
-    const raw = await Promise.race([Promise.resolve().then(() => loaded.plugin.run(ctx)), overdue]);
+    const running = Promise.resolve().then(() => loaded.plugin.run(ctx));
+    settled = running.then(() => undefined, () => undefined);
+    const raw = await Promise.race([running, overdue]);
     const result = normalise(raw);
     const aborted = timedOut ? null : local.signal.aborted ? String(local.signal.reason ?? 'aborted') : null;
     if (timedOut && result.status !== 'completed') {
-      return { status: 'timed_out', output: result.output, error: { code: 'timeout', message: `The action did not finish within ${input.action.timeoutSeconds} s.` }, aborted: null };
+      return { status: 'timed_out', output: result.output, error: { code: 'timeout', message: `The action did not finish within ${input.action.timeoutSeconds} s.` }, aborted: null, settled };
     }
-    return { ...result, aborted };
+    return { ...result, aborted, settled };
   } catch (err) {
     const aborted = timedOut ? null : local.signal.aborted ? String(local.signal.reason ?? 'aborted') : null;
-    if (timedOut) return { status: 'timed_out', output: {}, error: { code: 'timeout', message: `The action did not finish within ${input.action.timeoutSeconds} s.` }, aborted: null };
-    return { ...failed('executor_error', errorMessage(err).slice(0, 2000)), aborted };
+    if (timedOut) return { status: 'timed_out', output: {}, error: { code: 'timeout', message: `The action did not finish within ${input.action.timeoutSeconds} s.` }, aborted: null, settled };
+    return { ...failed('executor_error', errorMessage(err).slice(0, 2000)), aborted, settled };
   } finally {
     clearTimeout(timer);
     clearTimeout(grace);

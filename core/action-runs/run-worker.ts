@@ -8,8 +8,8 @@ import type { Logger } from '../logger.ts';
 import type { ExecutorAsset } from '../plugin-api/index.ts';
 import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import { errorMessage } from '../work/coerce-error.ts';
-import { claimToken } from '../work/instance-id.ts';
-import { PollLoop } from '../work/poll-loop.ts';
+import { LeaseWorker, type Lease } from '../work/lease-worker.ts';
+import { shareSlots } from './tenant-share.ts';
 import { executionRepository } from './execution-repository.ts';
 import type { ExecutionRow } from './execution-rows.ts';
 import { finishExecution } from './execution-finish.ts';
@@ -32,24 +32,44 @@ const MAX_LOG_LINES = 2000;
 const MAX_BACKOFF_MS = 3600_000;
 
 /**
- * Runs queued action executions: claims due runs up to `executors.concurrency` per
- * process (and `perActionConcurrency` per action across processes, as a lease limit),
- * heartbeats each run's lease (which also carries cancel requests), and ends each
- * attempt with its final state or a delayed retry. A run whose worker died (its lease
- * lapsed while running) is failed `worker_lost`, never run again: it may have had
- * effects, and running it twice is worse than asking a human.
+ * Runs queued action executions on the lease worker (core/work/lease-worker.ts): claims due
+ * runs up to `executors.concurrency` per process (`perActionConcurrency` per action across
+ * processes, as a lease limit; each tenant at most its fair share of the slots, by tier:
+ * tenant-share.ts), renews each run's lease and flushes its log lines on the heartbeat, and
+ * stops a run whose cancel flag is set within a cancel read. Each attempt ends with its
+ * final state or a delayed retry. A run whose worker died (its lease lapsed while running)
+ * is failed `worker_lost` by the lost-lease sweep, never run again: it may have had effects,
+ * and running it twice is worse than asking a human.
  */
 export class RunWorker {
-  readonly #loop: PollLoop;
-  readonly #inflight = new Map<string, AbortController>();
-  readonly #done = new Set<Promise<void>>();
-  #lastSweep = 0;
+  readonly #worker: LeaseWorker;
+  readonly #logs = new Map<string, RunLog>();
+  #endShutdown: () => void = () => {};
+  #shutdown: Promise<void> = new Promise<void>((resolve) => (this.#endShutdown = resolve));
 
   constructor(private readonly deps: RunWorkerDeps) {
-    this.#loop = new PollLoop({
-      round: () => this.#round(),
-      intervalMs: deps.config.pollIntervalMs,
-      onError: (err) => deps.logger.error({ err: { message: err.message } }, 'action run worker error'),
+    const { config, db } = deps;
+    this.#worker = new LeaseWorker({
+      name: 'action-runs',
+      db,
+      queue: executionRepository.queue(config.perActionConcurrency),
+      logger: deps.logger,
+      tokenTag: 'r',
+      pollIntervalMs: config.pollIntervalMs,
+      concurrency: () => config.concurrency,
+      leaseMs: () => config.leaseMs,
+      ...(deps.clock ? { clock: deps.clock } : {}),
+      claim: (d, o) => executionRepository.claim(d, { ...o, perActionLimit: config.perActionConcurrency }),
+      share: {
+        keyOf: async (id) => (await executionRepository.getAny(db, id))?.tenant_id ?? null,
+        slots: async (tenantId) => shareSlots(config.concurrency, await executionRepository.tenantTier(db, tenantId)),
+      },
+      run: (lease) => this.#runOne(lease),
+      onBeat: async (lease) => {
+        const log = this.#logs.get(lease.id);
+        if (log) await executionRepository.appendLogs(db, log.drain());
+      },
+      sweep: { everyMs: () => config.leaseMs / 2, run: (now) => this.#failLost(now) },
     });
   }
 
@@ -58,48 +78,23 @@ export class RunWorker {
   }
 
   start(): void {
-    this.#loop.start();
+    if (!this.#worker.running) this.#shutdown = new Promise<void>((resolve) => (this.#endShutdown = resolve));
+    this.#worker.start();
   }
 
   wake(): void {
-    this.#loop.wake();
+    this.#worker.wake();
   }
 
   /** Stops claiming; aborts running attempts (each ends as a failed attempt, `interrupted`) and waits for them. */
   async stop(): Promise<void> {
-    const stopping = this.#loop.stop();
-    for (const abort of this.#inflight.values()) abort.abort('shutdown');
-    await stopping;
-    await Promise.allSettled([...this.#done]);
+    this.#endShutdown();
+    await this.#worker.stop();
   }
 
   /** Runs in flight in this process (for tests and health). */
   get inflight(): number {
-    return this.#inflight.size;
-  }
-
-  async #round(): Promise<void> {
-    const now = this.#now();
-    if (now - this.#lastSweep >= this.deps.config.leaseMs / 2) {
-      this.#lastSweep = now;
-      await this.#failLost(now);
-    }
-    const free = this.deps.config.concurrency - this.#inflight.size;
-    if (free <= 0 || !this.#loop.running) return;
-    const token = claimToken('r');
-    const ids = await executionRepository.claim(this.deps.db, { token, now, leaseMs: this.deps.config.leaseMs, limit: free, perActionLimit: this.deps.config.perActionConcurrency });
-    for (const id of ids) {
-      const abort = new AbortController();
-      this.#inflight.set(id, abort);
-      const p = this.#runOne(id, token, abort)
-        .catch((err) => this.deps.logger.error({ err: { message: errorMessage(err) }, execution_id: id }, 'action run failed to settle'))
-        .finally(() => {
-          this.#inflight.delete(id);
-          this.#done.delete(p);
-          this.#loop.wake();
-        });
-      this.#done.add(p);
-    }
+    return this.#worker.inflight;
   }
 
   async #failLost(now: number): Promise<void> {
@@ -111,28 +106,21 @@ export class RunWorker {
     }
   }
 
-  async #runOne(id: string, token: string, abort: AbortController): Promise<void> {
-    const { db, config } = this.deps;
-    const row = (await executionRepository.getAny(db, id))!;
+  async #runOne(lease: Lease): Promise<void> {
+    const row = (await executionRepository.getAny(this.deps.db, lease.id))!;
     const action = fromJson<ActionVersion>(row.action_snapshot, null as unknown as ActionVersion);
     const scrubber = new SecretScrubber();
     const log = new RunLog({ executionId: row.id, tenantId: row.tenant_id, attempt: row.attempt }, scrubber, MAX_LOG_LINES, () => this.#now());
-    const heartbeat = setInterval(() => {
-      void executionRepository
-        .renew(db, id, token, this.#now() + config.leaseMs)
-        .then(async ({ held, cancel }) => {
-          if (!held) abort.abort('lease_lost');
-          else if (cancel) abort.abort('cancelled');
-          await executionRepository.appendLogs(db, log.drain());
-        })
-        .catch(() => {});
-    }, Math.max(100, Math.floor(config.leaseMs / 3)));
+    this.#logs.set(row.id, log);
     try {
-      const outcome = await this.#attempt(row, action, log, scrubber, abort.signal);
-      if (outcome.aborted === 'lease_lost') return;
-      await this.#settle(row, token, action, outcome, log, scrubber);
+      const outcome = await this.#attempt(row, action, log, scrubber, lease.signal);
+      if (lease.reason !== 'lost') await this.#settle(row, lease.token, action, outcome, log, scrubber);
+      // The outcome is recorded (a cancel reads `cancelled` at once), but the slot stays
+      // taken until the executor itself has stopped (issue 25: no work outside the slots).
+      // At shutdown the process is going away: it stops waiting for executors that ignore their signal.
+      await Promise.race([outcome.settled, this.#shutdown]);
     } finally {
-      clearInterval(heartbeat);
+      this.#logs.delete(row.id);
     }
   }
 

@@ -47,6 +47,11 @@ export interface NewAgentJob {
   paramsSealed: string; sandbox: boolean; timeoutMs: number; now: number;
 }
 
+/** A running job: what the agent's heartbeat renews (its log posts). */
+const running = new LeaseQueue({ table: 'agent_jobs', ready: { status: 'queued' }, held: { status: 'running' }, order: [{ column: 'created_at' }] });
+/** A job its agent holds, started or not: what its result may end. */
+const held = new LeaseQueue({ table: 'agent_jobs', ready: { status: 'queued' }, held: { status: ['claimed', 'running'] }, order: [{ column: 'created_at' }] });
+
 const released = (now: number) => ({ locked_by: null, locked_until: 0, finished_at: now, updated_at: now });
 
 export const agentJobRepository = {
@@ -84,19 +89,19 @@ export const agentJobRepository = {
 
   /** claimed → running for the claim's holder, unless a cancel was asked for meanwhile. */
   async start(db: Queryable, id: string, token: string, now: number, leaseMs: number): Promise<boolean> {
+    // One guarded statement: a cancel asked for meanwhile must win (not a LeaseQueue update, whose held match cannot say it).
     return (await db('agent_jobs').where({ id, locked_by: token, status: 'claimed', cancel_requested: 0 })
       .update({ status: 'running', started_at: now, locked_until: now + leaseMs, updated_at: now })) > 0;
   },
 
   /** Heartbeat of a running job. */
   async renew(db: Queryable, id: string, token: string, until: number): Promise<boolean> {
-    return (await db('agent_jobs').where({ id, locked_by: token, status: 'running' }).update({ locked_until: until })) > 0;
+    return running.renew(db, id, token, until);
   },
 
   /** The agent's result, recorded only while it still holds the job. */
   async finish(db: Queryable, id: string, token: string, o: { status: 'completed' | 'failed' | 'timed_out'; resultSealed: string; errorCode: string | null; now: number }): Promise<boolean> {
-    return (await db('agent_jobs').where({ id, locked_by: token }).whereIn('status', ['claimed', 'running'])
-      .update({ status: o.status, result_sealed: o.resultSealed, error_code: o.errorCode, ...released(o.now) })) > 0;
+    return held.finish(db, id, token, { status: o.status, result_sealed: o.resultSealed, error_code: o.errorCode, finished_at: o.now, updated_at: o.now });
   },
 
   /** Ends a job that is not over yet (cancel, timeout) from the dispatching side; false when it already ended. */

@@ -30,6 +30,7 @@ const exportQueue = new LeaseQueue({
   reclaim: 'inOrder',
   order: [{ column: 'created_at', order: 'asc' }],
   onClaim: (_db, now) => ({ status: 'running', started_at: now, updated_at: now }),
+  onRelease: (_db, now) => ({ status: 'queued', started_at: null, updated_at: now }),
 });
 
 export const exportRepository = {
@@ -54,13 +55,16 @@ export const exportRepository = {
   /** Claims the oldest queued export, or a running one whose lease ran out, for the claim's `token`. */
   async claim(db: Queryable, token: string, now: number, leaseMs: number): Promise<ExportJob | null> {
     const [id] = await exportQueue.claim(db, { token, now, leaseMs });
-    if (!id) return null;
-    return toJob((await db('finding_exports').where({ id }).first()) as ExportRow);
+    return id ? this.job(db, id) : null;
   },
 
-  async renewLease(db: Queryable, id: string, token: string, until: number): Promise<boolean> {
-    return exportQueue.renew(db, id, token, until);
+  /** Any tenant's job, for the worker. */
+  async job(db: Queryable, id: string): Promise<ExportJob | null> {
+    const row = (await db('finding_exports').where({ id }).first()) as ExportRow | undefined;
+    return row ? toJob(row) : null;
   },
+
+  queue: exportQueue,
 
   async complete(db: Queryable, id: string, token: string, result: { rowCount: number; sizeBytes: number; fileName: string; now: number; expiresAt: number }): Promise<boolean> {
     return exportQueue.finish(db, id, token, {
@@ -73,9 +77,9 @@ export const exportRepository = {
     await exportQueue.finish(db, id, token, { status: 'failed', error: error.slice(0, 500), completed_at: now, updated_at: now });
   },
 
-  /** Gives a job back to the queue (its worker is shutting down). */
+  /** Gives a job back to the queue (its worker is shutting down): the queue's onRelease. */
   async requeue(db: Queryable, id: string, token: string, now: number): Promise<void> {
-    await exportQueue.release(db, id, token, { status: 'queued', started_at: null, updated_at: now });
+    await exportQueue.release(db, id, token, undefined, now);
   },
 
   /** Completed exports past their expiry: their files are due for deletion. */

@@ -2,89 +2,69 @@ import type { ExportsConfig } from '../../config/exports-config.ts';
 import type { Db } from '../db/create-db.ts';
 import type { Logger } from '../logger.ts';
 import { errorMessage } from '../work/coerce-error.ts';
-import { claimToken } from '../work/instance-id.ts';
-import { PollLoop } from '../work/poll-loop.ts';
+import { LeaseWorker, type Lease } from '../work/lease-worker.ts';
 import { exportRepository } from './export-repository.ts';
-import type { ExportJob } from './export-views.ts';
 import type { ExportService } from './export-service.ts';
 
 /**
- * Runs background exports one at a time per process: polls for queued jobs (and is
- * woken when one is created), renews the job's lease while it writes, and sweeps
- * expired files. Several processes can run it: each claim has its own lease token and
- * a job whose worker died is taken over once its lease lapses. `stop()` aborts the
- * job in progress and puts it back in the queue.
+ * Runs background exports one at a time per process on the lease worker
+ * (core/work/lease-worker.ts: claim, heartbeat, takeover of a dead worker's job once its
+ * lease lapses, release at shutdown), and sweeps expired files on its sweep. Its own part
+ * is `#run`: write the file, or mark the job failed.
  */
 export class ExportWorker {
-  readonly #loop: PollLoop;
-  #abort: AbortController | null = null;
-  #lastSweep = 0;
+  readonly #worker: LeaseWorker;
 
   constructor(
     private readonly db: Db,
     private readonly service: ExportService,
-    private readonly config: ExportsConfig,
+    config: ExportsConfig,
     private readonly logger: Logger,
   ) {
-    this.#loop = new PollLoop({
-      round: () => this.#round(),
-      intervalMs: config.pollIntervalMs,
-      onError: (err) => logger.error({ err: { message: err.message } }, 'export worker error'),
+    this.#worker = new LeaseWorker({
+      name: 'exports',
+      db,
+      queue: exportRepository.queue,
+      logger,
+      tokenTag: 'e',
+      pollIntervalMs: config.pollIntervalMs,
+      concurrency: () => 1,
+      leaseMs: () => config.leaseMs,
+      heartbeatMs: () => Math.max(500, Math.floor(config.leaseMs / 3)),
+      run: (lease) => this.#run(lease),
+      sweep: { everyMs: () => config.sweepIntervalMs, run: () => this.#sweep() },
     });
   }
 
   start(): void {
-    this.#loop.start();
+    this.#worker.start();
   }
 
   /** Looks for work now instead of at the next poll. */
   wake(): void {
-    this.#loop.wake();
+    this.#worker.wake();
   }
 
+  /** Aborts the job in progress; the lease worker puts it back in the queue. */
   async stop(): Promise<void> {
-    const stopping = this.#loop.stop();
-    this.#abort?.abort();
-    await stopping;
+    await this.#worker.stop();
   }
 
-  async #round(): Promise<void> {
-    if (Date.now() - this.#lastSweep >= this.config.sweepIntervalMs) {
-      this.#lastSweep = Date.now();
-      const removed = await this.service.sweepExpired();
-      if (removed) this.logger.info({ removed }, 'expired exports deleted');
-    }
-    while (this.#loop.running) {
-      const token = claimToken('e');
-      const job = await exportRepository.claim(this.db, token, Date.now(), this.config.leaseMs);
-      if (!job) return;
-      await this.#runOne(job, token);
-    }
+  async #sweep(): Promise<void> {
+    const removed = await this.service.sweepExpired();
+    if (removed) this.logger.info({ removed }, 'expired exports deleted');
   }
 
-  async #runOne(job: ExportJob, token: string): Promise<void> {
-    const abort = new AbortController();
-    this.#abort = abort;
-    const renew = setInterval(() => {
-      exportRepository
-        .renewLease(this.db, job.id, token, Date.now() + this.config.leaseMs)
-        .then((held) => {
-          if (!held) abort.abort();
-        })
-        .catch(() => {});
-    }, Math.max(500, Math.floor(this.config.leaseMs / 3)));
+  async #run(lease: Lease): Promise<void> {
+    const job = await exportRepository.job(this.db, lease.id);
+    if (!job) return;
     try {
-      await this.service.run(job, token, abort.signal);
+      await this.service.run(job, lease.token, lease.signal);
     } catch (err) {
-      // Shutting down: give the job back. Lease lost: another worker owns it now.
-      if (!this.#loop.running) await exportRepository.requeue(this.db, job.id, token, Date.now());
-      else if (!abort.signal.aborted) {
-        this.logger.error({ err: { message: errorMessage(err) }, export_id: job.id }, 'export job failed');
-        await exportRepository.fail(this.db, job.id, token, 'The export could not be written.', Date.now());
-      }
-    } finally {
-      clearInterval(renew);
-      this.#abort = null;
+      // Stopped (shutdown: released for another worker; lease lost: another worker owns it): not a failure.
+      if (lease.signal.aborted) return;
+      this.logger.error({ err: { message: errorMessage(err) }, export_id: job.id }, 'export job failed');
+      await exportRepository.fail(this.db, job.id, lease.token, 'The export could not be written.', Date.now());
     }
   }
 }

@@ -58,6 +58,10 @@ const scanQueue = new LeaseQueue({
   priorityColumn: 'priority_rank',
   order: [{ column: 'created_at' }, { column: 'id' }],
   onClaim: (db, now) => ({ status: 'running', claims: db.raw('claims + 1'), started_at: db.raw('coalesce(started_at, ?)', [now]), updated_at: now }),
+  // A scan handed back at shutdown is resumed at once, and that claim is not counted.
+  onRelease: (db) => ({ claims: db.raw('claims - 1') }),
+  // A cancel ends the row itself; its worker stops at the next cancel read (or at once, in the API's process).
+  cancelWhen: { status: 'cancelled' },
 });
 
 export const scanRepository = {
@@ -101,15 +105,8 @@ export const scanRepository = {
     return id ? this.findAny(db, id) : null;
   },
 
-  /** Renews the lease; false when the scan is no longer ours to run (cancelled, deleted, taken over). */
-  async renew(db: Queryable, id: string, token: string, now: number, leaseMs: number): Promise<boolean> {
-    return scanQueue.renew(db, id, token, now + leaseMs);
-  },
-
-  /** Hands a running scan back (shutdown): the next worker resumes it at once, and this claim is not counted. */
-  async release(db: Queryable, id: string, token: string): Promise<boolean> {
-    return scanQueue.release(db, id, token, { claims: db.raw('claims - 1') });
-  },
+  /** The queue the scan worker runs (core/work/lease-worker.ts). */
+  queue: scanQueue,
 
   /** The bare row (no asset join). */
   async row(db: Queryable, id: string): Promise<ScanRow | null> {

@@ -22,8 +22,9 @@ import { CheckOrder, checkDefinition } from './check-order.ts';
 import { errorMessage } from '../work/coerce-error.ts';
 import { warningsFrom } from './check-outcomes.ts';
 import { checkOptions } from './url-scope.ts';
+import type { Lease, StopReason } from '../work/lease-worker.ts';
 
-export type StopReason = 'cancelled' | 'timeout' | 'lost' | 'shutdown';
+export type { StopReason } from '../work/lease-worker.ts';
 
 export interface ScanRunnerDeps {
   db: Db;
@@ -37,37 +38,27 @@ export interface ScanRunnerDeps {
   onCheck?: (checkId: string, seconds: number) => void;
 }
 
-/** One claimed scan being run by this process. */
-export interface RunningScan {
-  id: string;
-  /** Stops the scan's checks (cancel, timeout, shutdown…). */
-  stop(reason: StopReason): void;
-  done: Promise<void>;
-}
-
 /**
- * Runs one scan this worker claimed (lease `token`): builds the scope (deny list),
- * runs its unfinished checks in the pool with bounded concurrency, records each attempt
- * with its findings in one transaction, renews the lease and watches for cancel, and
+ * Runs one scan this worker claimed (core/scans/scan-worker.ts, on the lease worker, which
+ * renews its lease, reads cancels, aborts it on a lost lease and releases it at
+ * shutdown): builds the scope (deny list), runs its unfinished checks in the pool with
+ * bounded concurrency, records each attempt with its findings in one transaction, and
  * finishes the scan (completed, or failed: timeout, all checks failed, target denied,
  * worker lost too often).
  */
-export function runScan(deps: ScanRunnerDeps, row: ScanRow, token: string): RunningScan {
-  const controller = new AbortController();
-  let reason: StopReason | null = null;
-  const stop = (why: StopReason) => {
-    if (reason) return;
-    reason = why;
-    controller.abort(new Error(why));
-  };
-  const done = execute(deps, row, token, controller.signal, stop, () => reason).catch((err: unknown) => {
+export async function runScan(deps: ScanRunnerDeps, lease: Lease): Promise<void> {
+  const row = await scanRepository.findAny(deps.db, lease.id);
+  if (!row) return;
+  await execute(deps, row, lease).catch((err: unknown) => {
     deps.logger.error({ scan_id: row.id, err: errorMessage(err) }, 'scan run failed');
   });
-  return { id: row.id, stop, done };
 }
 
-async function execute(deps: ScanRunnerDeps, row: ScanRow, token: string, signal: AbortSignal, stop: (r: StopReason) => void, reasonOf: () => StopReason | null): Promise<void> {
+async function execute(deps: ScanRunnerDeps, row: ScanRow, lease: Lease): Promise<void> {
   const { db, config, logger } = deps;
+  const { token, signal } = lease;
+  const stop = (why: StopReason) => lease.stop(why);
+  const reasonOf = () => lease.reason;
   if (row.claims > config.worker.maxClaims) {
     await finishScan(deps, row, token, 'failed', `worker lost: the scan's lease expired ${row.claims - 1} time(s) (worker crashed or stalled); not resumed again`);
     return;
@@ -88,16 +79,6 @@ async function execute(deps: ScanRunnerDeps, row: ScanRow, token: string, signal
   await scanRepository.updateRunning(db, row.id, token, { deadline_at: deadline, current_phase: 'starting', updated_at: now });
   const checks = await scanCheckRepository.forScan(db, row.id);
   const averages = await scanCheckRepository.averages(db, checks.map((c) => c.check_id));
-  const heartbeat = setInterval(() => {
-    scanRepository
-      .renew(db, row.id, token, Date.now(), config.worker.leaseMs)
-      .then(async (ok) => {
-        if (ok) return;
-        const status = await scanRepository.statusOf(db, row.id);
-        stop(status === 'cancelled' || status === null ? 'cancelled' : 'lost');
-      })
-      .catch((err: unknown) => logger.warn({ scan_id: row.id, err: errorMessage(err) }, 'lease renewal failed'));
-  }, config.worker.heartbeatMs);
   const deadlineTimer = setTimeout(() => stop('timeout'), Math.max(0, deadline - Date.now()));
   try {
     await runChecks(deps, row, token, checks, averages, { target, scope, options, deadline, signal, reason: reasonOf });
@@ -108,16 +89,12 @@ async function execute(deps: ScanRunnerDeps, row: ScanRow, token: string, signal
     await finishScan(deps, row, token, 'failed', `internal error: ${errorMessage(err)}`.slice(0, 500)).catch(() => undefined);
     return;
   } finally {
-    clearInterval(heartbeat);
     clearTimeout(deadlineTimer);
   }
   const why = reasonOf();
-  if (why === 'cancelled' || why === 'lost') return;
-  if (why === 'shutdown') {
-    // Hand the scan back: the next worker resumes it at once with the unfinished checks.
-    await scanRepository.release(db, row.id, token);
-    return;
-  }
+  // Shutdown: the lease worker hands the scan back (one claim fewer); the next worker resumes
+  // it at once with the unfinished checks.
+  if (why === 'cancelled' || why === 'lost' || why === 'shutdown') return;
   if (why === 'timeout') return void (await finishScan(deps, row, token, 'failed', 'timeout'));
   const final = await scanCheckRepository.forScan(db, row.id);
   const ok = final.filter((c) => c.status === 'completed');

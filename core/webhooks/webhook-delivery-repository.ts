@@ -119,11 +119,7 @@ export const webhookDeliveryRepository = {
    * to start them): the same guarded write as `release`, one statement per 500 rows.
    */
   async releaseMany(db: Queryable, ids: string[], token: string): Promise<number> {
-    let n = 0;
-    for (let i = 0; i < ids.length; i += 500) {
-      n += await db('webhook_deliveries').whereIn('id', ids.slice(i, i + 500)).where({ locked_by: token }).update({ locked_by: null, locked_until: 0 });
-    }
-    return n;
+    return deliveryQueue.releaseMany(db, ids, token);
   },
 
   /** Earliest due time among sendable deliveries of active webhooks (for the worker's sleep). */

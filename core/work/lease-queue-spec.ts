@@ -39,6 +39,12 @@ export interface LeaseQueueSpec {
   perKey?: { column: string; limit: number };
   /** Columns set on claim besides token and lease (e.g. status, attempt count). */
   onClaim?: (db: Queryable, now: number) => Record<string, unknown>;
+  /** What a release (shutdown) undoes of the claim, e.g. back to `queued`, one claim fewer. */
+  onRelease?: (db: Queryable, now: number) => Record<string, unknown>;
+  /** A held row matching this was asked to stop (a cancel flag, a cancelled status): its worker aborts it. */
+  cancelWhen?: Match;
+  /** The column fair shares are kept by (a tenant): a claim can skip the keys that hold their share. */
+  shareColumn?: string;
 }
 
 /** The spec with defaults filled in. */

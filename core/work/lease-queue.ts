@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { dialectOf, type Queryable } from '../db/create-db.ts';
 import { isRetryableTxError } from '../db/retry-deadlock.ts';
-import { applyMatch, claimPasses, resolveSpec, type ClaimPass, type LeaseQueueSpec, type ResolvedSpec } from './lease-queue-spec.ts';
+import { applyMatch, claimPasses, resolveSpec, type ClaimPass, type LeaseQueueSpec, type Match, type ResolvedSpec } from './lease-queue-spec.ts';
 
 export type { LeaseQueueSpec, Match } from './lease-queue-spec.ts';
 
@@ -13,6 +13,8 @@ export interface ClaimOptions {
   leaseMs: number;
   /** How many rows at most; default 1. */
   limit?: number;
+  /** Values of the spec's `shareColumn` not to claim now (they hold their fair share of the caller's slots). */
+  skipKeys?: readonly string[];
 }
 
 /** Thrown inside a claim transaction to undo it (a per-key limit was overrun by a concurrent claim). */
@@ -54,10 +56,11 @@ export class LeaseQueue {
     return [...ids];
   }
 
-  #candidates(db: Queryable, pass: ClaimPass, now: number, limit: number): Knex.QueryBuilder {
+  #candidates(db: Queryable, pass: ClaimPass, now: number, limit: number, skipKeys?: readonly string[]): Knex.QueryBuilder {
     const { table, idColumn } = this.spec;
     const q = db(table).select(idColumn);
     pass.filter(q, db, now);
+    if (skipKeys?.length && this.spec.shareColumn) q.whereNotIn(this.spec.shareColumn, [...skipKeys]);
     return q.orderBy(pass.order).limit(limit);
   }
 
@@ -70,7 +73,7 @@ export class LeaseQueue {
     const { table, idColumn } = this.spec;
     // One statement: atomic under SQLite's single writer, and it waits on busy_timeout. RETURNING names the rows it
     // took; reading them back by token scanned the whole table (no index on the token), per claim.
-    const rows = (await db(table).whereIn(idColumn, this.#candidates(db, pass, o.now, limit)).update(this.#claimed(db, o), [idColumn])) as Array<Record<string, string | number>>;
+    const rows = (await db(table).whereIn(idColumn, this.#candidates(db, pass, o.now, limit, o.skipKeys)).update(this.#claimed(db, o), [idColumn])) as Array<Record<string, string | number>>;
     return rows.map((r) => String(r[idColumn]));
   }
 
@@ -78,7 +81,7 @@ export class LeaseQueue {
     const { table, idColumn, perKey, leaseColumn } = this.spec;
     try {
       return await db.transaction(async (trx) => {
-        const picked = (await this.#candidates(trx, pass, o.now, limit).forUpdate().skipLocked()) as Array<Record<string, string | number>>;
+        const picked = (await this.#candidates(trx, pass, o.now, limit, o.skipKeys).forUpdate().skipLocked()) as Array<Record<string, string | number>>;
         const ids = picked.map((r) => String(r[idColumn]));
         if (!ids.length) return [];
         await trx(table).whereIn(idColumn, ids).update(this.#claimed(trx, o));
@@ -128,8 +131,63 @@ export class LeaseQueue {
     return this.update(db, id, token, { ...changes, [this.spec.tokenColumn]: null, [this.spec.leaseColumn]: 0 });
   }
 
-  /** Gives the row back unfinished (shutdown): claimable again at once. `changes` undo what the claim set. */
-  async release(db: Queryable, id: string, token: string, changes: Record<string, unknown> = {}): Promise<boolean> {
-    return this.finish(db, id, token, changes);
+  /** Gives the row back unfinished (shutdown): claimable again at once. `changes` (default: the spec's `onRelease`) undo what the claim set. */
+  async release(db: Queryable, id: string, token: string, changes?: Record<string, unknown>, now = Date.now()): Promise<boolean> {
+    return this.finish(db, id, token, changes ?? this.spec.onRelease?.(db, now) ?? {});
   }
+
+  /** Gives back many rows of one claim never worked on (shutdown): `release` in one statement per 500 rows. */
+  async releaseMany(db: Queryable, ids: readonly string[], token: string): Promise<number> {
+    const { table, idColumn, tokenColumn, leaseColumn } = this.spec;
+    let n = 0;
+    for (let i = 0; i < ids.length; i += 500) {
+      n += await db(table).whereIn(idColumn, ids.slice(i, i + 500)).where(tokenColumn, token).update({ ...(this.spec.onRelease?.(db, Date.now()) ?? {}), [tokenColumn]: null, [leaseColumn]: 0 });
+    }
+    return n;
+  }
+
+  /** Of `ids`, those asked to stop (`cancelWhen`) or gone (deleted with their parent): their workers abort them. */
+  async cancelled(db: Queryable, ids: readonly string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const { table, idColumn, cancelWhen } = this.spec;
+    const rows = (await db(table).whereIn(idColumn, [...ids]).select(idColumn, ...Object.keys(cancelWhen ?? {}))) as Array<Record<string, unknown>>;
+    const present = new Map(rows.map((r) => [String(r[idColumn]), r]));
+    return ids.filter((id) => {
+      const row = present.get(id);
+      return !row || (cancelWhen !== undefined && matches(row, cancelWhen));
+    });
+  }
+
+  /** Held rows whose lease lapsed (their worker died), oldest lease first: what a lost-lease sweep ends. */
+  async lost<Row>(db: Queryable, now: number, limit: number): Promise<Row[]> {
+    const { table, leaseColumn, held } = this.spec;
+    return applyMatch(db(table), held ?? {}).where(leaseColumn, '<', now).orderBy(leaseColumn).limit(limit) as unknown as Promise<Row[]>;
+  }
+
+  /** Ends a lost row with `changes` if it is still lost (another sweeper, or a reclaim, may have got there first). */
+  async finishLost(db: Queryable, id: string, now: number, changes: Record<string, unknown>): Promise<boolean> {
+    const { table, idColumn, tokenColumn, leaseColumn, held } = this.spec;
+    const n = await applyMatch(db(table).where(idColumn, id), held ?? {}).where(leaseColumn, '<', now).update({ ...changes, [tokenColumn]: null, [leaseColumn]: 0 });
+    return n > 0;
+  }
+
+  /** Ends a row nobody holds now (its lease is free or lapsed) and that still matches `from` (a cancel of a waiting row). */
+  async finishFree(db: Queryable, id: string, now: number, from: Match, changes: Record<string, unknown>): Promise<boolean> {
+    const { table, idColumn, tokenColumn, leaseColumn } = this.spec;
+    const n = await applyMatch(db(table).where(idColumn, id), from)
+      .andWhere((q) => q.whereNull(tokenColumn).orWhere(leaseColumn, '<', now))
+      .update({ ...changes, [tokenColumn]: null, [leaseColumn]: 0 });
+    return n > 0;
+  }
+}
+
+/** Whether a row read back matches `m` (booleans come back as 0/1 from both engines). */
+function matches(row: Record<string, unknown>, m: Match): boolean {
+  return Object.entries(m).every(([column, want]) => {
+    const got = row[column];
+    if (Array.isArray(want)) return want.some((w) => String(w) === String(got));
+    if (want === null) return got === null || got === undefined;
+    if (typeof want === 'boolean') return Boolean(Number(got)) === want || got === want;
+    return String(got) === String(want);
+  });
 }

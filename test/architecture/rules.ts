@@ -174,10 +174,10 @@ export const RULES: Rule[] = [
   },
   {
     name: 'the agent imports only the contract, the agent protocol and executors/_lib',
-    advice: 'agent/ is a separate program: it shares wire types through core/agent-protocol.ts and executor code through executors/_lib/; only its entry point (agent/main.ts) wires in the sandbox implementation.',
+    advice: 'agent/ is a separate program: it shares wire types through core/agent-protocol.ts, executor code through executors/_lib/ and the dependency-free core/work/heartbeat.ts; only its entry point (agent/main.ts) wires in the sandbox implementation.',
     check(tree) {
       const allowed = (e: ImportEdge): boolean =>
-        under(e.to, 'agent', 'core/plugin-api', 'core/agent-protocol.ts', 'executors/_lib') || (e.from === 'agent/main.ts' && e.to === 'core/sandbox/sandbox.ts');
+        under(e.to, 'agent', 'core/plugin-api', 'core/agent-protocol.ts', 'core/work/heartbeat.ts', 'executors/_lib') || (e.from === 'agent/main.ts' && e.to === 'core/sandbox/sandbox.ts');
       return tree.edges.filter((e) => under(e.from, 'agent') && internal(tree, e) && !allowed(e)).map(show);
     },
   },

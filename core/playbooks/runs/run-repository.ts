@@ -69,6 +69,8 @@ export const runRepository = {
     return step ? db('playbook_runs').where({ id: step.run_id }).first() : undefined;
   },
 
+  queue,
+
   async claim(db: Queryable, o: { token: string; now: number; leaseMs: number; limit: number }): Promise<string[]> {
     return queue.claim(db, o);
   },
@@ -101,12 +103,7 @@ export const runRepository = {
 
   /** Ends a run nobody holds (a cancel): its lease is free or lapsed. */
   async finishFree(db: Queryable, id: string, now: number, changes: Record<string, unknown>): Promise<boolean> {
-    const n = await db('playbook_runs')
-      .where({ id })
-      .whereIn('status', [...LIVE_RUN_STATUSES])
-      .andWhere((q) => q.whereNull('locked_by').orWhere('locked_until', '<', now))
-      .update({ ...changes, locked_by: null, locked_until: 0 });
-    return n === 1;
+    return queue.finishFree(db, id, now, { status: [...LIVE_RUN_STATUSES] }, changes);
   },
 
   /** Makes a live run due now (a step's action ended, a cancel was asked for). */

@@ -5,7 +5,7 @@ import type { Outbox } from '../../events/outbox.ts';
 import type { Logger } from '../../logger.ts';
 import { errorMessage } from '../../work/coerce-error.ts';
 import { claimToken } from '../../work/instance-id.ts';
-import { PollLoop } from '../../work/poll-loop.ts';
+import { LeaseWorker } from '../../work/lease-worker.ts';
 import type { PlaybookDefinition } from '../playbook-types.ts';
 import { RunAdvancer } from './run-advance.ts';
 import { finishRun, type RunEnding } from './run-finish.ts';
@@ -25,89 +25,75 @@ export interface PlaybookRunWorkerDeps {
 }
 
 /**
- * Advances playbook runs: claims due runs (pending ones, and live ones woken by a step's
- * action ending, or reaching their deadline or recheck time) with a lease, moves each as
- * far as it can go (RunAdvancer), and lets it go with its next due time, or ends it. A
- * run is never held while its steps' actions run, so a worker that dies loses at most
- * the advance in progress: the lease lapses and another worker redoes it from the rows.
- * `now` is the engine's clock (tests move it to reach a deadline without waiting).
+ * Advances playbook runs on the lease worker (core/work/lease-worker.ts): claims due runs
+ * (pending ones, and live ones woken by a step's action ending, or reaching their deadline
+ * or recheck time), moves each as far as it can go (RunAdvancer), and lets it go with its
+ * next due time, or ends it. A run is never held while its steps' actions run, so a worker
+ * that dies loses at most the advance in progress: the lease lapses and another worker
+ * redoes it from the rows. `now` is the engine's clock (tests move it to reach a deadline
+ * without waiting).
  */
 export class PlaybookRunWorker {
-  readonly #loop: PollLoop;
+  readonly #worker: LeaseWorker;
   readonly #advancer: RunAdvancer;
-  readonly #inflight = new Set<Promise<void>>();
   now: () => number = Date.now;
 
   constructor(private readonly deps: PlaybookRunWorkerDeps) {
     this.#advancer = new RunAdvancer(deps.db, deps.ports);
-    this.#loop = new PollLoop({
-      round: () => this.#round(),
-      intervalMs: deps.config.pollIntervalMs,
-      onError: (err) => deps.logger.error({ err: { message: err.message } }, 'playbook run worker error'),
+    this.#worker = new LeaseWorker({
+      name: 'playbook-runs',
+      db: deps.db,
+      queue: runRepository.queue,
+      logger: deps.logger,
+      tokenTag: 'p',
+      pollIntervalMs: deps.config.pollIntervalMs,
+      concurrency: () => deps.config.concurrency,
+      leaseMs: () => deps.config.leaseMs,
+      clock: () => this.now(),
+      run: (lease) => this.#runOne(lease.id, lease.token),
     });
   }
 
   start(): void {
-    this.#loop.start();
+    this.#worker.start();
   }
 
   wake(): void {
-    this.#loop.wake();
+    this.#worker.wake();
   }
 
+  /** Stops claiming and waits for the advances in progress (an advance is short; it ignores the stop signal). */
   async stop(): Promise<void> {
-    await this.#loop.stop();
-    await Promise.allSettled([...this.#inflight]);
+    await this.#worker.stop();
   }
 
   /** Advances every due run once, in this process (tests and benchmarks). Returns how many were claimed. */
   async runDue(): Promise<number> {
     const token = claimToken('p');
     const ids = await runRepository.claim(this.deps.db, { token, now: this.now(), leaseMs: this.deps.config.leaseMs, limit: 50 });
-    await Promise.all(ids.map((id) => this.#runOne(id, token)));
+    await Promise.all(ids.map((id) => this.#runOne(id, token).catch((err) => this.deps.logger.error({ err: { message: errorMessage(err) }, playbook_execution_id: id }, 'playbook run advance failed; retried when its lease lapses'))));
     return ids.length;
   }
 
-  async #round(): Promise<number | void> {
-    const free = this.deps.config.concurrency - this.#inflight.size;
-    if (free <= 0 || !this.#loop.running) return;
-    const token = claimToken('p');
-    const ids = await runRepository.claim(this.deps.db, { token, now: this.now(), leaseMs: this.deps.config.leaseMs, limit: free });
-    for (const id of ids) {
-      const p: Promise<void> = this.#runOne(id, token)
-        .catch((err) => this.deps.logger.error({ err: { message: errorMessage(err) }, playbook_execution_id: id }, 'playbook run advance failed; retried when its lease lapses'))
-        .finally(() => {
-          this.#inflight.delete(p);
-          this.#loop.wake();
-        });
-      this.#inflight.add(p);
-    }
-  }
-
   async #runOne(id: string, token: string): Promise<void> {
-    const { db, config } = this.deps;
+    const { db } = this.deps;
     let run = (await runRepository.getAny(db, id))!;
-    const heartbeat = setInterval(() => void runRepository.renew(db, id, token, this.now() + config.leaseMs).catch(() => {}), Math.max(100, Math.floor(config.leaseMs / 3)));
-    try {
-      let now = this.now();
-      if (run.status === 'pending') {
-        const started = await this.#start(run, token, now);
-        if (!started) return;
-        run = started;
-      }
-      if (run.cancel_requested) return void (await this.#end(run, token, { status: 'cancelled', error: { code: 'cancelled', message: 'The run was cancelled.' } }));
-      if (run.deadline_at !== null && Number(run.deadline_at) <= now) {
-        const minutes = (JSON.parse(run.snapshot) as PlaybookDefinition).timeout_minutes;
-        return void (await this.#end(run, token, { status: 'failed', error: { code: 'timeout', message: `The run did not finish within its timeout of ${minutes} minute(s); its running steps were cancelled.` } }));
-      }
-      const next = await this.#advancer.advance(run, now);
-      now = this.now();
-      if ('end' in next) return void (await this.#end(run, token, next.end));
-      const dueAt = Math.min(Number(run.deadline_at ?? Infinity), now + RECHECK_MS);
-      await runRepository.release(db, id, token, run.wakes, { status: next.wait.paused ? 'paused' : 'running', current_step: next.wait.currentStep, steps_completed: next.wait.stepsCompleted }, dueAt, now);
-    } finally {
-      clearInterval(heartbeat);
+    let now = this.now();
+    if (run.status === 'pending') {
+      const started = await this.#start(run, token, now);
+      if (!started) return;
+      run = started;
     }
+    if (run.cancel_requested) return void (await this.#end(run, token, { status: 'cancelled', error: { code: 'cancelled', message: 'The run was cancelled.' } }));
+    if (run.deadline_at !== null && Number(run.deadline_at) <= now) {
+      const minutes = (JSON.parse(run.snapshot) as PlaybookDefinition).timeout_minutes;
+      return void (await this.#end(run, token, { status: 'failed', error: { code: 'timeout', message: `The run did not finish within its timeout of ${minutes} minute(s); its running steps were cancelled.` } }));
+    }
+    const next = await this.#advancer.advance(run, now);
+    now = this.now();
+    if ('end' in next) return void (await this.#end(run, token, next.end));
+    const dueAt = Math.min(Number(run.deadline_at ?? Infinity), now + RECHECK_MS);
+    await runRepository.release(db, id, token, run.wakes, { status: next.wait.paused ? 'paused' : 'running', current_step: next.wait.currentStep, steps_completed: next.wait.stepsCompleted }, dueAt, now);
   }
 
   /** pending -> running with playbook.started, in one transaction; the deadline starts now. */

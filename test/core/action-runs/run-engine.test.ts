@@ -39,8 +39,11 @@ test.serial('a run is queued with action.triggered, runs once, and ends complete
     return { status: 'completed', output: { status: 'success', data: { blocked: ctx.params.ip } } };
   });
   const a = engine.action(tenantId, { parameters: [{ name: 'ip', type: 'string', required: true }] });
+  // Queued with no worker polling (it polls every 20 ms here): the answer reads the run before any claim.
+  await engine.runtime.worker.stop();
   const { execution } = await engine.runtime.executions.trigger(who(), a.actionId, { parameters: { ip: '203.0.113.9' } });
   t.is(execution.status, 'pending');
+  engine.runtime.worker.start();
   const done = await ended(execution.execution_id);
   t.is(done.status, 'completed');
   t.deepEqual(done.output, { status: 'success', data: { blocked: '203.0.113.9' } });
