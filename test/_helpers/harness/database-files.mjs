@@ -8,11 +8,14 @@
 // The rule errs towards running a file: a helper that merely mentions DATABASE_URL pulls in
 // every test that imports it. spawn-service.ts is the one exception: it exports ROOT and
 // freePort too, and its startService() is only ever called with a database its caller made
-// (which the caller's own text then names).
+// (which the caller's own text then names). What cannot depend on the pass's engine is not a
+// way in: a type-only import (erased before the file runs), a database opened at a URL
+// written in the file (`createDb(\`sqlite:…`, `DATABASE_URL: 'mysql://…'` given to the config
+// parser), and 'knex' quoted inside a string rather than imported.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
-const DATABASE_WAYS = /DATABASE_URL|createTestDatabase|createTestApp|createDb\(|from 'knex'|startService\(/;
+const DATABASE_WAYS = /DATABASE_URL(?!\s*:\s*['"`])|createTestDatabase|createTestApp|createDb\((?!\s*[`'"]sqlite:)|^\s*import\b[^'"\n]*from 'knex'|startService\(/m;
 
 /** Whether `file` (absolute) or a test helper it imports reaches a database. */
 function reachesDatabase(file, testRoot, memo) {
@@ -20,7 +23,7 @@ function reachesDatabase(file, testRoot, memo) {
   memo.set(file, false); // an import cycle adds nothing
   const source = readFileSync(file, 'utf8');
   let reaches = !file.endsWith('/spawn-service.ts') && DATABASE_WAYS.test(source);
-  for (const m of reaches ? [] : source.matchAll(/from '(\.[^']+)'/g)) {
+  for (const m of reaches ? [] : source.matchAll(/^(?!\s*import\s+type\b)[^\n]*from '(\.[^']+)'/gm)) {
     const target = resolve(dirname(file), m[1]);
     if (target.startsWith(testRoot) && existsSync(target) && reachesDatabase(target, testRoot, memo)) {
       reaches = true;

@@ -40,14 +40,14 @@ let counter = 0;
 
 /**
  * A whole Rampart app on a fresh database (SQLite, or MariaDB when DATABASE_URL says
- * so), not listening: requests go through `server.inject`. Pass config overrides as
+ * so; copied from a migrated template, so the app's start finds no migration to run), not listening: requests go through `server.inject`. Pass config overrides as
  * the second level of config/default.json.
  */
 export async function createTestApp(
   overrides: Record<string, unknown> = {},
   options: { logger?: Logger; rateLimitClock?: () => number } = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ migrated: true });
   const adminToken = generateToken();
   const config = loadConfig({
     env: { NODE_ENV: 'test' },

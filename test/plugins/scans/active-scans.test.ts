@@ -5,18 +5,24 @@ import { startInjectionSite, type InjectionSite } from '../../_helpers/targets/i
 import { loopbackAsset } from '../../../core/scans/active-scan-rule.ts';
 
 let trial: TestApp;
+let engine: TestApp;
 let strict: TestApp;
 let site: InjectionSite;
 
 test.before(async () => {
   site = await startInjectionSite('vulnerable');
   // config/test.json is the loopback trial: requireVerifiedAsset and denySelf both false.
-  trial = await createTestApp({ plugins: { builtin: ['web_app'], builtinOptions: { web_app: { time_delay_ms: 600 } } }, scans: { worker: { leaseMs: 30_000, heartbeatMs: 500 } } });
-  await trial.ctx.background.scans.start(['worker']);
+  // The rules test queues scans of TEST-NET addresses that nothing answers; `trial` runs no
+  // worker, so they wait in its queue instead of holding the engine's threads for ~30 s
+  // ahead of the scan of the injection site.
+  trial = await createTestApp({ plugins: { builtin: ['web_app'] } });
+  engine = await createTestApp({ plugins: { builtin: ['web_app'], builtinOptions: { web_app: { time_delay_ms: 600 } } }, scans: { worker: { leaseMs: 30_000, heartbeatMs: 500 } } });
+  await engine.ctx.background.scans.start(['worker']);
   strict = await createTestApp({ plugins: { builtin: ['web_app'] }, scans: { denySelf: true } });
 });
 test.after.always(async () => {
   await trial?.close();
+  await engine?.close();
   await strict?.close();
   await site?.close();
 });
@@ -51,21 +57,21 @@ test('active checks need a verified asset; the loopback trial opens them on loop
 
 test('an active web_app scan of a loopback app through the engine reports the planted injections with their proofs', async (t) => {
   // A corner of the vulnerable app (two linked endpoints) keeps the scan short.
-  const assetId = await createAsset(trial, `${site.url}/mini`, 'url');
-  const res = await create(trial, assetId, { active: true, max_depth: 1 });
+  const assetId = await createAsset(engine, `${site.url}/mini`, 'url');
+  const res = await create(engine, assetId, { active: true, max_depth: 1 });
   t.is(res.statusCode, 201, res.raw);
-  const scan = await waitForScan(trial, res.body.data.scan_id, undefined, 150_000);
+  const scan = await waitForScan(engine, res.body.data.scan_id, undefined, 150_000);
   t.is(scan.status, 'completed');
-  const detail = (await trial.request('GET', `/api/scan/${scan.scan_id}`)).body.data;
+  const detail = (await engine.request('GET', `/api/scan/${scan.scan_id}`)).body.data;
   t.log(detail.check_results.map((c: { check_id: string; duration_ms: number }) => `${c.check_id} ${c.duration_ms}`).join("\n"));
   t.is(detail.checks.failed, 0, JSON.stringify(detail.check_results.filter((c: { status: string }) => c.status !== 'completed')));
   t.true(detail.options.active);
-  const found = (await trial.request('GET', `/api/scan/${scan.scan_id}/results?per_page=100`)).body.data as Array<{ title: string; severity: string; id: string }>;
+  const found = (await engine.request('GET', `/api/scan/${scan.scan_id}/results?per_page=100`)).body.data as Array<{ title: string; severity: string; id: string }>;
   const injections = found.filter((f) => /injection|XSS|traversal/.test(f.title)).map((f) => f.title).sort();
   t.deepEqual(injections, ['Reflected XSS in parameter q of GET /search', 'SQL injection in parameter id of GET /item']);
   const sqli = found.find((f) => f.title === 'SQL injection in parameter id of GET /item')!;
   t.is(sqli.severity, 'critical');
-  const detailRes = await trial.request('GET', `/api/findings/${sqli.id}`);
+  const detailRes = await engine.request('GET', `/api/findings/${sqli.id}`);
   t.is(detailRes.statusCode, 200, detailRes.raw);
   const evidence = detailRes.body.data.evidence;
   t.like(evidence, { method: 'GET', parameter: 'id', technique: 'database error message' });

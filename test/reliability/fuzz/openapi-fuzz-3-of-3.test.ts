@@ -1,0 +1,4 @@
+import { fuzzPart } from './openapi-fuzz-run.ts';
+
+// Part 3 of the OpenAPI fuzz (openapi-fuzz-run.ts deals the operations into three files).
+fuzzPart(3);
