@@ -90,7 +90,7 @@ export function runRoutes(ctx: AppContext): ServerRoute[] {
         auth: run,
         tags,
         description: 'Cancel a playbook execution',
-        notes: 'A pending, running or paused run ends `cancelled` (event playbook.failed with status cancelled); the action executions of its running steps are cancelled too. An ended run answers 409 execution_finished.',
+        notes: 'A pending, running or paused run ends `cancelled` (event playbook.failed with status cancelled); the action executions of its running steps are cancelled too. An ended run answers 409 execution_finished; a run paused on an approval step whose request was decided first answers 409 approval_resolved and follows the decision.',
         plugins: { rampart: { errors: [404, 409] } },
         validate: { params: runIdParams, query: Joi.object({}), payload: Joi.object({}).allow(null) },
         response: { status: { 200: dataOf(runSchema, 'PlaybookCancelResponse') } },

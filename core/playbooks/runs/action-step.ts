@@ -56,7 +56,8 @@ export class ActionStepRunner {
   async apply(row: StepRunRow, view: ExecutionView, now: number): Promise<StepRunRow> {
     const ended = ['completed', 'failed', 'timed_out', 'cancelled'].includes(view.status);
     let status: StepStatus = 'running';
-    if (ended) status = view.status === 'completed' ? 'completed' : 'failed';
+    // A cancelled approval (the run's cancel won over the approve) cancels the step, and the advance ends the run cancelled.
+    if (ended) status = view.status === 'completed' ? 'completed' : view.status === 'cancelled' && view.approval_id ? 'cancelled' : 'failed';
     else if (view.status === 'pending' && view.approval_id) status = 'waiting';
     if (status === row.status && !ended) return row;
     const output = { execution_id: view.execution_id, status: view.status, output: view.output ?? {}, ...(view.approval_id ? { approval_id: view.approval_id } : {}) };

@@ -41,6 +41,9 @@ export class RunAdvancer {
       const step = byId.get(row.step_id);
       if (step?.type === 'action' && (row.status === 'running' || row.status === 'waiting')) await this.#actions.refresh(run, step, row, now);
     }
+    // An approval step whose request was cancelled ends the run cancelled before any next step starts (issue 25).
+    const refused = (await runRepository.steps(this.db, run.id)).find((r) => r.status === 'cancelled');
+    if (refused) return { end: { status: 'cancelled', error: { code: 'cancelled', message: `The run was cancelled: the approval request of step ${refused.step_id} was cancelled.` } } };
     for (let guard = 0; guard < def.steps.length * 3 + 3; guard++) {
       rows = await runRepository.steps(this.db, run.id);
       const failed = rows.filter((r) => r.status === 'failed');

@@ -131,6 +131,7 @@ export class PlaybookRunService {
   async cancel(tenantId: string, id: string): Promise<RunView> {
     const row = await this.#row(tenantId, id);
     if (FINAL_RUN_STATUSES.includes(row.status)) throw new ConflictError(`The playbook execution has already ended (${row.status}).`, 'execution_finished', { status: row.status });
+    await this.#cancelApprovalSteps(tenantId, id);
     const now = this.deps.now();
     await runRepository.wake(this.deps.db, id, now, { cancel_requested: true });
     const live = await finishRun(this.deps.outbox, row, { free: true }, { status: 'cancelled', error: { code: 'cancelled', message: 'The run was cancelled.' } }, now);
@@ -141,6 +142,25 @@ export class PlaybookRunService {
       while (Date.now() < until && !FINAL_RUN_STATUSES.includes((await this.#row(tenantId, id)).status)) await new Promise((r) => setTimeout(r, 25));
     }
     return this.get(tenantId, id);
+  }
+
+  /**
+   * A run paused on an approval step: the step's request decides (issue 25). Cancelling the
+   * step's action cancels the request first (the advance then ends the run cancelled, nothing
+   * after the step starts); a request decided first is followed and the cancel is a 409.
+   */
+  async #cancelApprovalSteps(tenantId: string, id: string): Promise<void> {
+    const waiting = (await runRepository.steps(this.deps.db, id)).filter((s) => s.status === 'waiting' && s.action_execution_id);
+    for (const step of waiting) {
+      try {
+        await this.deps.ports.control.cancel(tenantId, step.action_execution_id!);
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        const view = await this.deps.ports.executions.get(tenantId, step.action_execution_id!, false);
+        if (view.status === 'cancelled') continue;
+        throw new ConflictError(`The approval request of step ${step.step_id} was already decided; the run follows that decision.`, 'approval_resolved', { step_id: step.step_id, action_status: view.status });
+      }
+    }
   }
 
   /** The finish hook of action executions started by a step: makes the step's run due now, in the execution's ending transaction. */

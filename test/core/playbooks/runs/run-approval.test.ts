@@ -74,3 +74,43 @@ test.serial('cancelling a paused run cancels its pending approval request', asyn
   }, 10_000);
   t.is(status, 'cancelled');
 });
+
+test.serial('approve racing cancel: the approval request decides, so the run, its steps and the request agree (issue 25)', async (t) => {
+  const outcomes = new Set<string>();
+  for (let i = 0; i < 8; i++) {
+    const before = w.runsOf().filter((r) => r.params.note === 'after-approval').length;
+    const id = await w.run(pb);
+    const { gate } = await pausedAtGate(id);
+    const approvalId = gate.output.approval_id;
+    // Odd rounds give the cancel a head start, so both orders are met.
+    const [approve, cancel] = await Promise.all([
+      new Promise((r) => setTimeout(r, i % 2 ? 3 * i : 0)).then(() => w.app.request('POST', `/api/approvals/${approvalId}/approve`, { token: approver, payload: {} })),
+      w.app.request('POST', `/api/playbooks/executions/${id}/cancel`, { token: w.token, payload: {} }),
+    ]);
+    const done = await w.until(id, ['completed', 'failed', 'cancelled']);
+    const request = (await w.app.request('GET', `/api/approvals/${approvalId}`, { token: approver })).body.data;
+    const steps = Object.fromEntries((await w.steps(id)).map((s: { step_id: string; status: string }) => [s.step_id, s.status]));
+    const why = `request ${request.status}, run ${done.status}, steps ${JSON.stringify(steps)} (approve ${approve.statusCode}, cancel ${cancel.statusCode} ${cancel.raw})`;
+    outcomes.add(`${request.status}/${done.status}/${cancel.statusCode}`);
+    if (request.status === 'cancelled') {
+      // The cancel won: the run ends cancelled at the gate and no step after it starts.
+      t.is(approve.statusCode, 409, why);
+      t.is(done.status, 'cancelled', why);
+      t.is(steps.gate, 'cancelled', why);
+      t.is(steps.last, 'skipped', why);
+      await new Promise((r) => setTimeout(r, 100));
+      t.is(w.runsOf().filter((r) => r.params.note === 'after-approval').length, before, why);
+    } else {
+      // The approval won: the gate reads completed, and the run follows the decision. A cancel
+      // that found the step still waiting is a 409; one that came after the run moved on cancels it as any running run.
+      t.is(request.status, 'approved', why);
+      t.is(approve.statusCode, 200, why);
+      t.is(steps.gate, 'completed', why);
+      if (cancel.statusCode === 409) {
+        t.is(cancel.body.error.code, 'approval_resolved', why);
+        t.is(done.status, 'completed', why);
+      } else t.is(done.status, 'cancelled', why);
+    }
+  }
+  t.log(`outcomes: ${[...outcomes].join(', ')}`);
+});
