@@ -6,6 +6,7 @@ import { answerClientErrors } from './http/client-error.ts';
 import { conditionalGetPlugin } from './http/conditional-get.ts';
 import { errorResponsePlugin } from './http/error-response.ts';
 import { formBodiesPlugin } from './http/form-bodies.ts';
+import { bodyDepthPlugin } from './http/body-depth.ts';
 import { rateLimitPlugin } from './http/rate-limit-plugin.ts';
 import { assertRouteRateLimits } from './http/rate-limit-settings.ts';
 import { requestLoggerPlugin } from './http/request-logger.ts';
@@ -43,6 +44,7 @@ export async function createServer(ctx: AppContext, routes: ReadonlyArray<Plugin
     { plugin: errorResponsePlugin(ctx.logger) },
     { plugin: bearerAuthPlugin(ctx.db, ctx.logger) },
     { plugin: formBodiesPlugin },
+    { plugin: bodyDepthPlugin },
     { plugin: Inert },
   ]);
   for (const plugin of routes) await server.register({ plugin, options: ctx });

@@ -36,12 +36,16 @@ async function postRaw(url: string, json: string) {
   return { statusCode: res.statusCode, raw: res.payload, headers: res.headers as Record<string, unknown>, body };
 }
 
-for (const levels of [3000, 10_000]) {
+/** Past the body's depth limit (core/http/body-depth.ts) the general guard answers first, naming its own limit. */
+const BODY_LIMIT = /nests objects and arrays deeper than 64 levels/;
+
+for (const levels of [20, 3000, 10_000]) {
   test(`a playbook condition with "not" nested ${levels} deep is a 400 naming the limit`, async (t) => {
+    const limit = levels < 50 ? /"not" deeper than \d+ levels/ : BODY_LIMIT;
     const trigger = await postRaw('/api/playbooks', `{"name":"not-trigger-${levels}","version":"1.0.0","trigger":{"event":"finding.new","conditions":{"finding.title":${nestedNot(levels)}}},"steps":[{"id":"a","type":"condition","if":{"parameters.x":1}}]}`);
-    refused(t, trigger, /"not" deeper than \d+ levels/);
+    refused(t, trigger, limit);
     const step = await postRaw('/api/playbooks', `{"name":"not-step-${levels}","version":"1.0.0","trigger":{"event":"manual"},"steps":[{"id":"a","type":"condition","if":{"parameters.x":${nestedNot(levels)}}}]}`);
-    refused(t, step, /"not" deeper than \d+ levels/);
+    refused(t, step, limit);
   });
 }
 
@@ -65,10 +69,35 @@ test('a CACAO condition with 20,000 parentheses is a 400 naming the limit', asyn
   refused(t, await t0.request('POST', '/api/playbooks/import?dry_run=true', { token, payload: doc }), /parentheses deeper than \d+ levels/);
 });
 
-for (const levels of [5000, 50_000]) {
+for (const levels of [50, 5000, 50_000]) {
   test(`a playbook step's parameters nested ${levels} deep are a 400 naming the limit`, async (t) => {
     const value = `${'{"a":'.repeat(levels)}"x"${'}'.repeat(levels)}`;
     const res = await postRaw('/api/playbooks', `{"name":"deep-params-${levels}","version":"1.0.0","trigger":{"event":"manual"},"steps":[{"id":"a","type":"action","action_ref":"x","parameters":{"v":${value}}}]}`);
-    refused(t, res, /nest deeper than \d+ levels/);
+    refused(t, res, levels <= 50 ? /nest deeper than \d+ levels/ : BODY_LIMIT);
   });
 }
+
+// The general guard at the HTTP edge (core/http/body-depth.ts): any JSON body nested deeper
+// than its limit is a 400 naming it, before a validator, a scrubber or JSON.stringify recurses.
+const deepArray = (levels: number): string => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+const deepObject = (levels: number): string => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+let assetId: Promise<string> | undefined;
+for (const [what, url, body] of [
+  ['a finding\'s evidence', '/api/findings', (v: string, id: string) => `{"asset_id":"${id}","title":"deep","cvss_vector":"CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H","evidence":{"url":${v}}}`],
+  ['an asset\'s metadata', '/api/assets', (v: string, _id: string) => `{"name":"198.51.100.78","type":"ip","metadata":{"deep":${v}}}`],
+  ['a webhook\'s filters', '/api/webhooks', (v: string, _id: string) => `{"name":"deep","url":"https://hooks.example.com/x","events":["finding.new"],"filters":{"exclude":${v}}}`],
+] as const) {
+  test(`${what} nested 10,000 deep (arrays, then objects) is a 400 naming the body's depth limit`, async (t) => {
+    const id = await (assetId ??= t0.request('POST', '/api/assets', { token, payload: { name: '198.51.100.77', type: 'ip' } }).then((r) => r.body.data.id));
+    refused(t, await postRaw(url, body(deepArray(10_000), id)), BODY_LIMIT);
+    refused(t, await postRaw(url, body(deepObject(10_000), id)), BODY_LIMIT);
+  });
+}
+
+test('a body at the depth limit passes the guard (the route answers as it would); one level more is refused', async (t) => {
+  // 64 levels in all: the body object, metadata, and 62 more.
+  const res = await postRaw('/api/assets', `{"name":"198.51.100.79","type":"ip","metadata":${deepObject(62).replace('1', '{}')}}`);
+  t.not(res.statusCode, 500, res.raw.slice(0, 300));
+  t.notRegex(res.raw, /deeper than 64 levels/);
+  refused(t, await postRaw('/api/assets', `{"name":"198.51.100.79","type":"ip","metadata":${deepObject(63).replace('1', '{}')}}`), BODY_LIMIT);
+});
