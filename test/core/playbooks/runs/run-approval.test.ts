@@ -114,3 +114,15 @@ test.serial('approve racing cancel: the approval request decides, so the run, it
   }
   t.log(`outcomes: ${[...outcomes].join(', ')}`);
 });
+
+test.serial('cancelling the action run of a waiting approval step cancels the playbook run; the steps after it never start', async (t) => {
+  const before = w.runsOf().filter((r) => r.params.note === 'after-approval').length;
+  const id = await w.run(pb);
+  const { gate } = await pausedAtGate(id);
+  t.is((await w.app.request('POST', `/api/actions/executions/${gate.output.execution_id}/cancel`, { token: w.token, payload: {} })).statusCode, 202);
+  const done = await w.until(id, ['completed', 'failed', 'cancelled']);
+  t.is(done.status, 'cancelled');
+  const steps = await w.steps(id);
+  t.deepEqual(steps.map((s) => `${s.step_id}:${s.status}`), ['first:completed', 'gate:cancelled', 'last:skipped']);
+  t.is(w.runsOf().filter((r) => r.params.note === 'after-approval').length, before);
+});
