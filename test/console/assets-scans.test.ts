@@ -3,7 +3,7 @@ import { writeFile, mkdtemp } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { browserAvailable, capture, hashOf, launchBrowser, signInWithToken, type ConsoleBrowser } from '../_helpers/console/browser.ts';
+import { browserAvailable, capture, hashOf, launchBrowser, openSignedIn, type ConsoleBrowser } from '../_helpers/console/browser.ts';
 import { seedTenant, startConsoleServer, type ConsoleServer, type SeededTenant } from '../_helpers/console/console-server.ts';
 
 // Assets and scans in a real browser against a real Rampart: list filters, add, file import
@@ -47,8 +47,8 @@ if (up) {
 const api = (path: string) => server.call(tenant.token, 'GET', path);
 
 run('assets: filters in the URL, add one, import a file and read the report', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Assets', exact: true }).click();
   await page.getByTestId('assets').waitFor();
   const filters = page.getByRole('search', { name: 'Filter assets' });
@@ -90,10 +90,9 @@ run('assets: filters in the URL, add one, import a file and read the report', as
 });
 
 run('asset detail: tags and metadata, ownership verification with "check now"', async (t) => {
-  const { page, context, problems } = await browser.newPage();
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
   const asset = (await api('/api/assets?type=url')).data[0];
-  await signInWithToken(page, server.url, tenant.token);
-  await page.goto(`${server.url}/console#/assets/${asset.id}`);
+  await openSignedIn(page, server.url, `/assets/${asset.id}`);
   await page.getByRole('heading', { name: 'Ownership verification' }).waitFor();
 
   await page.getByLabel('Tags (comma-separated)').fill('web, external');
@@ -127,11 +126,10 @@ run('asset detail: tags and metadata, ownership verification with "check now"', 
 });
 
 run('scan now: a port scan of the loopback site, watched live until it completes', async (t) => {
-  const { page, context, problems } = await browser.newPage();
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
   const asset = (await api('/api/assets?type=url')).data[0];
   const port = new URL(siteUrl).port;
-  await signInWithToken(page, server.url, tenant.token);
-  await page.goto(`${server.url}/console#/assets/${asset.id}`);
+  await openSignedIn(page, server.url, `/assets/${asset.id}`);
   await page.getByLabel('Scan type').selectOption('port');
   await page.getByText('Options', { exact: true }).click();
   await page.getByLabel('Ports (port scanner)').fill(port);
@@ -161,24 +159,22 @@ run('scan now: a port scan of the loopback site, watched live until it completes
 });
 
 run('cancel a running scan; a second scan of a busy asset explains itself', async (t) => {
-  const { page, context, problems } = await browser.newPage();
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
   const asset = (await api('/api/assets?type=url')).data[0];
   siteState.hang = true;
   t.teardown(() => {
     siteState.hang = false;
     site.closeAllConnections();
   });
-  await signInWithToken(page, server.url, tenant.token);
-  await page.goto(`${server.url}/console#/assets/${asset.id}`);
+  await openSignedIn(page, server.url, `/assets/${asset.id}`);
   await page.getByLabel('Scan type').selectOption('web_app');
   await page.getByRole('button', { name: 'Start the scan' }).click();
   await page.getByRole('heading', { name: `web_app scan of ${asset.name}` }).waitFor();
   const scanId = hashOf(page).replace('#/scans/', '');
 
   // Meanwhile another tab tries to scan the same asset: 409 scan_in_progress, with a link to the scan.
-  const other = await browser.newPage();
-  await signInWithToken(other.page, server.url, tenant.token);
-  await other.page.goto(`${server.url}/console#/assets/${asset.id}`);
+  const other = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(other.page, server.url, `/assets/${asset.id}`);
   await other.page.getByRole('button', { name: 'Start the scan' }).click();
   await other.page.getByRole('alert').waitFor();
   t.regex(await other.page.getByRole('alert').innerText(), /scan_in_progress/);
@@ -194,9 +190,8 @@ run('cancel a running scan; a second scan of a busy asset explains itself', asyn
 });
 
 run('schedules: create one for an asset, pause it', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
-  await page.goto(`${server.url}/console#/schedules`);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url, `/schedules`);
   await page.getByRole('heading', { name: 'Scan schedules', level: 1 }).waitFor();
   await page.getByText('New schedule').click();
   // The form's own fields: the list's filter has an "Asset" too, and the form appears only

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { browserAvailable, capture, launchBrowser, signInWithToken, type ConsoleBrowser } from '../_helpers/console/browser.ts';
+import { browserAvailable, capture, launchBrowser, openSignedIn, type ConsoleBrowser } from '../_helpers/console/browser.ts';
 import { seedFindings, seedTenant, startConsoleServer, type ConsoleServer, type SeededTenant } from '../_helpers/console/console-server.ts';
 
 // Every page of the console opened against a real Rampart on this run's database engine:
@@ -42,8 +42,8 @@ if (up) {
 }
 
 run('every page loads its data without an error, a CSP violation or an accessibility problem', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url);
   for (const path of paths) {
     await page.goto(`${server.url}/console#${path}`);
     await page.locator('main h1').first().waitFor();

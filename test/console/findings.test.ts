@@ -1,6 +1,6 @@
 import test from 'ava';
 import { readFile } from 'node:fs/promises';
-import { browserAvailable, capture, hashOf, launchBrowser, signInWithToken, type ConsoleBrowser } from '../_helpers/console/browser.ts';
+import { browserAvailable, capture, hashOf, launchBrowser, openSignedIn, type ConsoleBrowser } from '../_helpers/console/browser.ts';
 import { startTcpProxy } from '../_helpers/console/tcp-proxy.ts';
 import { seedFindings, seedTenant, startConsoleServer, type ConsoleServer, type SeededTenant } from '../_helpers/console/console-server.ts';
 
@@ -43,8 +43,8 @@ if (up) {
 const api = (path: string) => server.call(tenant.token, 'GET', path);
 
 run('overview: the numbers are the API\'s, the trend is drawn, and every section is there', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url);
   for (const severity of ['critical', 'high', 'medium', 'low', 'info']) {
     const tile = page.locator(`[data-testid="open-by-severity"] [data-severity="${severity}"]`);
     const expected = (await api(`/api/findings?status=open&severity=${severity}&per_page=1`)).meta.total;
@@ -74,8 +74,8 @@ run('overview: the numbers are the API\'s, the trend is drawn, and every section
 });
 
 run('findings: filters live in the URL, a shared URL restores them', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Findings', exact: true }).click();
   await page.getByTestId('findings').waitFor();
   t.is(await page.locator('[data-testid="findings"] tbody tr').count(), 20);
@@ -96,8 +96,7 @@ run('findings: filters live in the URL, a shared URL restores them', async (t) =
 
   // The same URL in a fresh tab (after sign-in) shows the same view with the controls set.
   const shared = page.url();
-  const other = await browser.newPage();
-  await signInWithToken(other.page, server.url, tenant.token);
+  const other = await browser.newPage({ signedInAs: tenant.token });
   await other.page.goto(shared);
   await other.page.getByTestId('findings').waitFor();
   t.true(await other.page.getByRole('checkbox', { name: 'critical', exact: true }).isChecked());
@@ -118,9 +117,8 @@ run('findings: filters live in the URL, a shared URL restores them', async (t) =
 });
 
 run('findings: keyboard triage (j/k, a key per status, a note) and bulk triage', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
-  await page.goto(`${server.url}/console#/findings?status=open&sort_by=title&sort_order=asc`);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url, `/findings?status=open&sort_by=title&sort_order=asc`);
   await page.getByTestId('findings').waitFor();
   // The list the URL asks for (sorted by title), not a list rendered before the URL's query applied.
   await page.waitForFunction(() => {
@@ -191,11 +189,10 @@ run('findings: keyboard triage (j/k, a key per status, a note) and bulk triage',
 });
 
 run('finding detail: evidence, references, CVSS metric by metric, history with the note', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
   const finding = seeded.findings[0]!;
   await server.call(tenant.token, 'PUT', `/api/findings/${finding.id}/status`, { status: 'confirmed', note: 'Reproduced on staging' });
-  await page.goto(`${server.url}/console#/findings/${finding.id}`);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url, `/findings/${finding.id}`);
   await page.getByRole('heading', { name: finding.title, level: 1 }).waitFor();
   const cvss = await page.locator('.cvss-table').innerText();
   for (const words of ['Attack Vector', 'Network', 'Privileges Required', 'None', 'Confidentiality', 'High', 'Total loss of confidentiality']) t.true(cvss.includes(words), words);
@@ -216,9 +213,8 @@ run('finding detail: evidence, references, CVSS metric by metric, history with t
 });
 
 run('export: a small one is the file itself, a large one runs in the background with its progress', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
-  await page.goto(`${server.url}/console#/findings?severity=critical`);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url, `/findings?severity=critical`);
   await page.getByTestId('findings').waitFor();
   const critical = (await api('/api/findings?severity=critical')).meta.total;
   let downloadPromise = page.waitForEvent('download');
@@ -248,13 +244,12 @@ run('export: a small one is the file itself, a large one runs in the background 
 run('the live stream: a lost connection says so, comes back by itself and resumes with Last-Event-ID', async (t) => {
   const proxy = await startTcpProxy(Number(new URL(server.url).port));
   t.teardown(() => proxy.close());
-  const { page, context, problems } = await browser.newPage();
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
   const lastEventIds: string[] = [];
   page.on('request', (request) => {
     if (request.url().includes('/api/events/stream')) lastEventIds.push(request.headers()['last-event-id'] ?? '');
   });
-  await signInWithToken(page, proxy.url, tenant.token);
-  await page.goto(`${proxy.url}/console#/findings`);
+  await openSignedIn(page, proxy.url, '/findings');
   await page.getByTestId('findings').waitFor();
   await page.getByText('Live', { exact: true }).waitFor();
   t.false(page.url().includes(tenant.token), 'the stream is not opened with a token in the URL');
