@@ -1,54 +1,39 @@
 import test from 'ava';
 import { writeFile, mkdtemp } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { browserAvailable, capture, hashOf, launchBrowser, signInWithToken, type ConsoleBrowser } from '../_helpers/console/browser.ts';
-import { seedTenant, startConsoleServer, type ConsoleServer, type SeededTenant } from '../_helpers/console/console-server.ts';
+import { browserAvailable, capture, hashOf, openSignedIn, type ConsoleBrowser } from '../_helpers/console/browser.ts';
+import type { ConsoleServer, SeededTenant } from '../_helpers/console/console-server.ts';
+import { startAssetSiteConsole, type AssetSiteConsole, type SiteState } from '../_helpers/console/asset-site-console.ts';
 
-// Assets and scans in a real browser against a real Rampart: list filters, add, file import
-// with its report, tags and metadata, ownership verification of a loopback site, a scan of
-// it watched live to the end, cancel, schedules.
+// Assets in a real browser against a real Rampart: list filters, add, file import with its
+// report, tags and metadata, ownership verification of a loopback site, schedules. The scans
+// of that site are in scans.test.ts (same setup; two files run side by side).
 
 const up = browserAvailable();
 const run = up ? test.serial : test.skip;
 
+let fixture: AssetSiteConsole;
 let server: ConsoleServer;
 let browser: ConsoleBrowser;
 let tenant: SeededTenant;
-/** The loopback site the asset points at: serves the verification meta tag once it is known; can hang. */
-let site: Server;
-let siteUrl: string;
-const siteState = { token: '', hang: false };
+let siteState: SiteState;
 
 if (up) {
   test.before(async () => {
-    site = createServer((req, res) => {
-      if (siteState.hang) return; // never answers: keeps a web scan busy until it is cancelled
-      res.setHeader('content-type', 'text/html');
-      res.end(`<!doctype html><html><head><title>site</title>${siteState.token ? `<meta name="rampart-verification" content="${siteState.token}">` : ''}</head><body>hello</body></html>`);
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
-    [server, browser] = await Promise.all([startConsoleServer(), launchBrowser()]);
-    tenant = await seedTenant(server);
-    for (const [name, type] of [['alpha.example.com', 'domain'], ['beta.example.org', 'domain'], ['192.0.2.10', 'ip'], [siteUrl, 'url']]) {
-      await server.call(tenant.token, 'POST', '/api/assets', { name, type, tags: ['seed'] });
-    }
+    fixture = await startAssetSiteConsole();
+    ({ server, browser, tenant, siteState } = fixture);
   });
   test.after.always(async () => {
-    await browser?.close();
-    await server?.stop();
-    site?.closeAllConnections();
-    site?.close();
+    await fixture?.stop();
   });
 }
 
 const api = (path: string) => server.call(tenant.token, 'GET', path);
 
 run('assets: filters in the URL, add one, import a file and read the report', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Assets', exact: true }).click();
   await page.getByTestId('assets').waitFor();
   const filters = page.getByRole('search', { name: 'Filter assets' });
@@ -90,10 +75,9 @@ run('assets: filters in the URL, add one, import a file and read the report', as
 });
 
 run('asset detail: tags and metadata, ownership verification with "check now"', async (t) => {
-  const { page, context, problems } = await browser.newPage();
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
   const asset = (await api('/api/assets?type=url')).data[0];
-  await signInWithToken(page, server.url, tenant.token);
-  await page.goto(`${server.url}/console#/assets/${asset.id}`);
+  await openSignedIn(page, server.url, `/assets/${asset.id}`);
   await page.getByRole('heading', { name: 'Ownership verification' }).waitFor();
 
   await page.getByLabel('Tags (comma-separated)').fill('web, external');
@@ -126,77 +110,9 @@ run('asset detail: tags and metadata, ownership verification with "check now"', 
   await context.close();
 });
 
-run('scan now: a port scan of the loopback site, watched live until it completes', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  const asset = (await api('/api/assets?type=url')).data[0];
-  const port = new URL(siteUrl).port;
-  await signInWithToken(page, server.url, tenant.token);
-  await page.goto(`${server.url}/console#/assets/${asset.id}`);
-  await page.getByLabel('Scan type').selectOption('port');
-  await page.getByText('Options', { exact: true }).click();
-  await page.getByLabel('Ports (port scanner)').fill(port);
-  await page.getByRole('button', { name: 'Start the scan' }).click();
-  await page.getByRole('heading', { name: `port scan of ${asset.name}` }).waitFor();
-  const scanId = hashOf(page).replace('#/scans/', '');
-  t.regex(scanId, /^scn_/);
-  // No reload from here on: the page follows the stream.
-  await page.locator('[data-testid="scan-status"][data-status="completed"]').waitFor({ timeout: 60_000 });
-  t.is(await page.getByTestId('scan-progress').innerText(), '100%');
-  const scan = (await api(`/api/scan/${scanId}`)).data;
-  t.is(scan.status, 'completed');
-  t.deepEqual(scan.options.ports, port);
-  const found = (await api(`/api/scan/${scanId}/results`)).meta.total;
-  await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('[data-testid="scan-findings"] li').length === n, found);
-  t.deepEqual(await capture(page, 'scans', 'scan-completed'), []);
-
-  // The scans list shows it; its status filter goes into the URL.
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Scans', exact: true }).click();
-  await page.getByTestId('scans').waitFor();
-  await page.getByLabel('Status').selectOption('completed');
-  await page.waitForFunction(() => (globalThis as any).location.hash.includes('status=completed'));
-  t.regex(await page.getByTestId('scans').innerText(), new RegExp(asset.name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')));
-  t.deepEqual(await capture(page, 'scans', 'scans'), []);
-  t.deepEqual(problems, []);
-  await context.close();
-});
-
-run('cancel a running scan; a second scan of a busy asset explains itself', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  const asset = (await api('/api/assets?type=url')).data[0];
-  siteState.hang = true;
-  t.teardown(() => {
-    siteState.hang = false;
-    site.closeAllConnections();
-  });
-  await signInWithToken(page, server.url, tenant.token);
-  await page.goto(`${server.url}/console#/assets/${asset.id}`);
-  await page.getByLabel('Scan type').selectOption('web_app');
-  await page.getByRole('button', { name: 'Start the scan' }).click();
-  await page.getByRole('heading', { name: `web_app scan of ${asset.name}` }).waitFor();
-  const scanId = hashOf(page).replace('#/scans/', '');
-
-  // Meanwhile another tab tries to scan the same asset: 409 scan_in_progress, with a link to the scan.
-  const other = await browser.newPage();
-  await signInWithToken(other.page, server.url, tenant.token);
-  await other.page.goto(`${server.url}/console#/assets/${asset.id}`);
-  await other.page.getByRole('button', { name: 'Start the scan' }).click();
-  await other.page.getByRole('alert').waitFor();
-  t.regex(await other.page.getByRole('alert').innerText(), /scan_in_progress/);
-  t.is(await other.page.getByRole('link', { name: 'Go to that scan' }).getAttribute('href'), `#/scans/${scanId}`);
-  await other.context.close();
-
-  await page.getByRole('button', { name: 'Cancel the scan' }).click();
-  await page.locator('[data-testid="scan-status"][data-status="cancelled"]').waitFor();
-  t.is((await api(`/api/scan/${scanId}`)).data.status, 'cancelled');
-  t.is(await page.getByRole('button', { name: 'Cancel the scan' }).count(), 0);
-  t.deepEqual(problems, []);
-  await context.close();
-});
-
 run('schedules: create one for an asset, pause it', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
-  await page.goto(`${server.url}/console#/schedules`);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url, `/schedules`);
   await page.getByRole('heading', { name: 'Scan schedules', level: 1 }).waitFor();
   await page.getByText('New schedule').click();
   // The form's own fields: the list's filter has an "Asset" too, and the form appears only

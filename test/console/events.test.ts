@@ -1,5 +1,5 @@
 import test from 'ava';
-import { browserAvailable, capture, hashOf, launchBrowser, signInWithToken, type ConsoleBrowser } from '../_helpers/console/browser.ts';
+import { browserAvailable, capture, hashOf, launchBrowser, openSignedIn, type ConsoleBrowser } from '../_helpers/console/browser.ts';
 import { seedTenant, startConsoleServer, type ConsoleServer, type SeededTenant } from '../_helpers/console/console-server.ts';
 
 // The event stream page in a real browser: a live tail filtered on the server, and pause /
@@ -26,8 +26,8 @@ if (up) {
 const addAsset = (name: string) => server.call(tenant.token, 'POST', '/api/assets', { name, type: 'domain' });
 
 run('event stream: live tail with a kind filter; pause, an event meanwhile, resume shows it', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url);
   await page.getByRole('link', { name: 'Event stream' }).click();
   await page.getByRole('heading', { level: 1, name: 'Event stream' }).waitFor();
   await page.getByLabel('asset.created').check();

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
-import { browserAvailable, capture, launchBrowser, signInWithToken, type ConsoleBrowser } from '../_helpers/console/browser.ts';
+import { browserAvailable, capture, launchBrowser, openSignedIn, type ConsoleBrowser } from '../_helpers/console/browser.ts';
 import { seedTenant, startConsoleServer, type ConsoleServer, type SeededTenant } from '../_helpers/console/console-server.ts';
 import { writeProject, type SmallProject } from '../_helpers/inventory/sbom-generators.ts';
 
@@ -42,9 +42,8 @@ if (up) {
 }
 
 run('an SBOM uploaded on the asset page becomes its inventory, and "where do we run" finds every asset carrying a package', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
-  await page.goto(`${server.url}/console#/assets/${assets[0]!.id}`);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url, `/assets/${assets[0]!.id}`);
   await page.getByRole('heading', { name: 'Software inventory' }).waitFor();
   await page.getByText('No inventory yet').waitFor();
   await page.getByLabel('SBOM file (CycloneDX 1.4–1.6 or SPDX 2.3, JSON)').setInputFiles(sbomFile);
@@ -91,8 +90,8 @@ run('an SBOM uploaded on the asset page becomes its inventory, and "where do we 
 });
 
 run('a malformed SBOM is refused on the page with where it broke, and the inventory stays', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url);
   const truncated = join(project.dir, 'truncated.json');
   const full = await project.npmSbom('cyclonedx');
   await writeFile(truncated, full.slice(0, Math.floor(full.length / 2)));

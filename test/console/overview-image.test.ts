@@ -2,7 +2,7 @@ import test from 'ava';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../_helpers/harness/spawn-service.ts';
-import { browserAvailable, capture, launchBrowser, signInWithToken, type ConsoleBrowser } from '../_helpers/console/browser.ts';
+import { browserAvailable, capture, launchBrowser, openSignedIn, type ConsoleBrowser } from '../_helpers/console/browser.ts';
 import { seedFindings, seedTenant, startConsoleServer, type ConsoleServer } from '../_helpers/console/console-server.ts';
 
 // The overview of a seeded tenant, as docs/design/console.md shows it. With RAMPART_UPDATE_README_IMAGE=1
@@ -34,8 +34,8 @@ run('the overview of a seeded tenant (the README picture)', async (t) => {
   for (const [i, status] of ['confirmed', 'resolved', 'resolved', 'false_positive', 'accepted_risk', 'confirmed'].entries()) {
     await server.call(tenant.token, 'PUT', `/api/findings/${findings[i]!.id}/status`, { status, note: 'Triaged for the picture.' });
   }
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url);
   const tiles = page.getByTestId('open-by-severity');
   await tiles.getByText('critical').waitFor();
   await page.getByTestId('riskiest-assets').locator('tbody tr').first().waitFor();

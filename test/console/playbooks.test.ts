@@ -1,7 +1,7 @@
 import test from 'ava';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { browserAvailable, capture, launchBrowser, signInWithToken, type ConsoleBrowser } from '../_helpers/console/browser.ts';
+import { browserAvailable, capture, launchBrowser, openSignedIn, type ConsoleBrowser } from '../_helpers/console/browser.ts';
 import { seedTenant, startConsoleServer, type ConsoleServer, type SeededTenant } from '../_helpers/console/console-server.ts';
 
 // Playbooks in a real browser: the steps drawn as a flow, a dry run drawn on it, a run by
@@ -55,8 +55,8 @@ if (up) {
 }
 
 run('playbooks: the flow, a dry run, a run watched live, CACAO export and an import preview', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url);
   await page.getByRole('link', { name: 'Playbooks' }).click();
   await page.getByTestId('playbooks').getByRole('link', { name: 'contain-and-tell' }).click();
   await page.getByRole('heading', { level: 1, name: 'contain-and-tell' }).waitFor();

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createServer, type Server, type Socket } from 'node:net';
-import { browserAvailable, capture, launchBrowser, signInWithToken, type ConsoleBrowser } from '../_helpers/console/browser.ts';
+import { browserAvailable, capture, launchBrowser, openSignedIn, type ConsoleBrowser } from '../_helpers/console/browser.ts';
 import { eventually } from '../_helpers/harness/eventually.ts';
 import { seedTenant, startConsoleServer, type ConsoleServer, type SeededTenant } from '../_helpers/console/console-server.ts';
 
@@ -59,8 +59,8 @@ if (up) {
 }
 
 run('settings: a SIEM integration to a loopback collector, tested, then forwarding with its cursor status', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url);
   await page.getByRole('link', { name: 'Settings' }).click();
   await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
   await page.locator('summary', { hasText: 'New SIEM integration' }).click();
@@ -93,9 +93,8 @@ run('settings: a SIEM integration to a loopback collector, tested, then forwardi
 });
 
 run('settings: credentials by name only, set and rotated, never echoed; tokens need admin; plugins listed', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
-  await page.goto(`${server.url}/console#/settings`);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url, `/settings`);
   const add = page.getByRole('form', { name: 'New credential' });
   await add.getByLabel('Name').fill('collector_token');
   await add.getByLabel('Value (8 characters or more)').fill(VALUE);
@@ -127,9 +126,8 @@ run('settings: credentials by name only, set and rotated, never echoed; tokens n
 });
 
 run('settings: with an admin token the tenant\'s tokens are listed, and a new one is shown once', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, server.adminToken);
-  await page.goto(`${server.url}/console#/settings`);
+  const { page, context, problems } = await browser.newPage({ signedInAs: server.adminToken });
+  await openSignedIn(page, server.url, `/settings`);
   const tokens = page.getByTestId('tokens');
   await tokens.getByText("(this console's token)").waitFor();
   await page.locator('summary', { hasText: 'New API token' }).click();

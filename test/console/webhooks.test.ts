@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createServer, type Server } from 'node:http';
-import { browserAvailable, capture, launchBrowser, signInWithToken, type ConsoleBrowser } from '../_helpers/console/browser.ts';
+import { browserAvailable, capture, launchBrowser, openSignedIn, type ConsoleBrowser } from '../_helpers/console/browser.ts';
 import { seedTenant, startConsoleServer, type ConsoleServer, type SeededTenant } from '../_helpers/console/console-server.ts';
 
 // Webhooks in a real browser: the spec's case — a delivery to a receiver that fails is shown
@@ -44,8 +44,8 @@ if (up) {
 }
 
 run('webhooks: create, a failed delivery with its response code, retry by hand, delivered', async (t) => {
-  const { page, context, problems } = await browser.newPage();
-  await signInWithToken(page, server.url, tenant.token);
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
+  await openSignedIn(page, server.url);
   await page.getByRole('link', { name: 'Webhooks' }).click();
   await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
   await page.getByText('New webhook').click();
@@ -90,10 +90,9 @@ run('webhooks: create, a failed delivery with its response code, retry by hand, 
 });
 
 run('webhooks: the rotated secret is shown once; edit keeps the secret unless a new one is set; recover a range', async (t) => {
-  const { page, context, problems } = await browser.newPage();
+  const { page, context, problems } = await browser.newPage({ signedInAs: tenant.token });
   const hook = (await server.call(tenant.token, 'GET', '/api/webhooks')).data[0];
-  await signInWithToken(page, server.url, tenant.token);
-  await page.goto(`${server.url}/console#/webhooks/${hook.id}`);
+  await openSignedIn(page, server.url, `/webhooks/${hook.id}`);
   await page.getByRole('heading', { level: 1, name: 'SOC receiver' }).waitFor();
 
   await page.locator('summary', { hasText: 'Rotate the secret' }).click();

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT } from '../harness/spawn-service.ts';
@@ -8,6 +8,9 @@ export const CHROMIUM = process.env.RAMPART_CHROMIUM ?? '/usr/bin/chromium';
 /** Where screenshots go (git-ignored; `.ci/run` prints it). */
 export const SCREENSHOT_DIR = join(ROOT, 'test-results', 'console');
 const AXE = join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
+/** Where console/lib/session.js keeps the signed-in token. */
+const TOKEN_KEY = 'rampart.console.token';
+let axeSource: string | undefined;
 
 /**
  * Whether the browser tests can run: Debian's chromium must be installed (`.ci/run`
@@ -26,8 +29,13 @@ export function browserAvailable(): boolean {
 
 export interface ConsoleBrowser {
   browser: Browser;
-  /** A fresh context (its own sessionStorage) at 1280 px wide, with axe-core available and CSP reports collected. */
-  newPage(): Promise<ConsolePage>;
+  /**
+   * A fresh context (its own sessionStorage) at 1280 px wide, with CSP reports collected.
+   * With `signedInAs`, the tab starts signed in with that API token: it is put in the tab's
+   * sessionStorage before the console's first load, where a sign-in would have left it (the
+   * UI sign-in costs ~2 s a test; test/console/sign-in.test.ts checks that path itself).
+   */
+  newPage(options?: { signedInAs?: string }): Promise<ConsolePage>;
   close(): Promise<void>;
 }
 
@@ -42,10 +50,17 @@ export async function launchBrowser(): Promise<ConsoleBrowser> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   return {
     browser,
-    async newPage() {
+    async newPage(options) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
-      // Injected by the browser itself, so the page's CSP (which forbids inline scripts) is not loosened for it.
-      await context.addInitScript({ path: AXE });
+      if (options?.signedInAs) {
+        // Once per tab: a later sign-out must stay signed out across reloads.
+        await context.addInitScript(([key, token]) => {
+          const storage = (globalThis as unknown as { sessionStorage: { getItem(k: string): string | null; setItem(k: string, v: string): void } }).sessionStorage;
+          if (storage.getItem('rampart.test.seeded') !== null) return;
+          storage.setItem('rampart.test.seeded', '1');
+          storage.setItem(key, token);
+        }, [TOKEN_KEY, options.signedInAs] as const);
+      }
       const page = await context.newPage();
       const problems: string[] = [];
       page.on('console', (message) => {
@@ -65,6 +80,12 @@ interface AxeViolation { id: string; impact: string | null; help: string; nodes:
  * violations (the tests require none), each as one readable line.
  */
 async function accessibilityProblems(page: Page): Promise<string[]> {
+  // Loaded only into the page states checked, not parsed on every navigation. Evaluated by
+  // the browser's debugger protocol, so the page's CSP (no inline scripts) is not loosened for it.
+  if (!(await page.evaluate(() => 'axe' in globalThis))) {
+    axeSource ??= readFileSync(AXE, 'utf8');
+    await page.evaluate(axeSource);
+  }
   const violations = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run((globalThis as unknown as { document: unknown }).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
@@ -100,6 +121,21 @@ export async function signInWithToken(page: Page, url: string, token: string): P
   await page.getByLabel('API token', { exact: true }).fill(token);
   await page.getByRole('button', { name: 'Use this token' }).click();
   await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+}
+
+/**
+ * Opens the console in a tab made with `newPage({ signedInAs })` and waits until it has checked
+ * the stored token: without `path`, at the overview (where a sign-in lands); with one (the part
+ * after `#`), straight at that view, showing the signed-in shell.
+ */
+export async function openSignedIn(page: Page, url: string, path?: string): Promise<void> {
+  if (path === undefined) {
+    await page.goto(`${url}/console`);
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    return;
+  }
+  await page.goto(`${url}/console#${path}`);
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
 }
 
 /** The part of the URL after `#`, decoded: what the console keeps its view in. */

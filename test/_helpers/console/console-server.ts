@@ -25,11 +25,13 @@ export interface ConsoleServer {
 /**
  * A real Rampart as `npm start` runs it (the compiled dist/, built once for the whole run;
  * issue 24: the console was blank there while it worked from the sources), api and worker roles, on a fresh database
- * (DATABASE_URL's engine: SQLite by default, MariaDB in CI), with the test configuration's
+ * (DATABASE_URL's engine: SQLite by default, MariaDB in CI; migrated from a template), with the test configuration's
  * fast polling and generous rate limits, listening on a free loopback port.
  */
 export async function startConsoleServer(env: Record<string, string> = {}): Promise<ConsoleServer> {
-  const [db] = await Promise.all([createTestDatabase(), compiledDist()]);
+  // A copy of the migrated template: what the start would make of an empty database, without
+  // running every migration again in each file (1–2.5 s on MariaDB).
+  const [db] = await Promise.all([createTestDatabase({ migrated: true }), compiledDist()]);
   const port = await freePort();
   const adminToken = generateToken();
   const service = startCompiledService({
