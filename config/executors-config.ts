@@ -26,6 +26,12 @@ export interface ExecutorsConfig {
   executeWaitMs: number;
   /** Extra time an executor gets past its timeout to stop before the engine records `timed_out` itself. */
   killGraceMs: number;
+  /**
+   * Each tier's share of `concurrency` a tenant may hold at once (core/action-runs/tenant-share.ts);
+   * a tier left out keeps its default (standard 1/2, premium 2/3, enterprise 3/4). 1 lets one
+   * tenant take every slot: a single-tenant installation's choice, at the price of fairness.
+   */
+  tenantShares?: Partial<Record<'standard' | 'premium' | 'enterprise', number>>;
   /** Script actions (isolated-vm). */
   script: { memoryMb: number };
   /** Sandbox runs: where their outbound HTTP goes. */
@@ -43,6 +49,11 @@ export const executorsConfigSchema = Joi.object<ExecutorsConfig>({
   leaseMs: Joi.number().integer().min(1000).max(3_600_000).required(),
   executeWaitMs: Joi.number().integer().min(0).max(300_000).required(),
   killGraceMs: Joi.number().integer().min(0).max(60_000).required(),
+  tenantShares: Joi.object({
+    standard: Joi.number().greater(0).max(1),
+    premium: Joi.number().greater(0).max(1),
+    enterprise: Joi.number().greater(0).max(1),
+  }),
   script: Joi.object({ memoryMb: Joi.number().integer().min(8).max(1024).required() }).required(),
   sandbox: Joi.object({
     httpTarget: Joi.string().uri({ scheme: ['http', 'https'] }).allow(null).required(),

@@ -62,7 +62,7 @@ export class RunWorker {
       claim: (d, o) => executionRepository.claim(d, { ...o, perActionLimit: config.perActionConcurrency }),
       share: {
         keyOf: async (id) => (await executionRepository.getAny(db, id))?.tenant_id ?? null,
-        slots: async (tenantId) => shareSlots(config.concurrency, await executionRepository.tenantTier(db, tenantId)),
+        slots: async (tenantId) => shareSlots(config.concurrency, await executionRepository.tenantTier(db, tenantId), config.tenantShares),
       },
       run: (lease) => this.#runOne(lease),
       onBeat: async (lease) => {

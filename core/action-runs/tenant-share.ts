@@ -8,7 +8,12 @@
  */
 export const TIER_SHARE: Readonly<Record<string, number>> = { standard: 1 / 2, premium: 2 / 3, enterprise: 3 / 4 };
 
-/** How many of `concurrency` slots a tenant of `tier` may hold at once. */
-export function shareSlots(concurrency: number, tier: string | null): number {
-  return Math.max(1, Math.floor(concurrency * (TIER_SHARE[tier ?? 'standard'] ?? TIER_SHARE.standard!)));
+/**
+ * How many of `concurrency` slots a tenant of `tier` may hold at once; `shares`
+ * (`executors.tenantShares`) overrides a tier's default share.
+ */
+export function shareSlots(concurrency: number, tier: string | null, shares: Readonly<Record<string, number | undefined>> = {}): number {
+  const t = tier ?? 'standard';
+  const share = shares[t] ?? TIER_SHARE[t] ?? shares.standard ?? TIER_SHARE.standard!;
+  return Math.max(1, Math.floor(concurrency * share));
 }

@@ -67,3 +67,13 @@ test('an unknown profile stops start-up naming the ones there are', (t) => {
   t.is(err!.message, 'Unknown RAMPART_PROFILE "production": the profiles are trial.');
   t.throws(() => loadConfig({ env: { RAMPART_PROFILE: '../test' } }), { instanceOf: ConfigError });
 });
+
+test('executors.tenantShares: a tier\'s share from the environment, within (0, 1]; others keep their default', (t) => {
+  const config = loadConfig({ env: { RAMPART__executors__tenantShares__standard: '1' } });
+  t.deepEqual(config.executors.tenantShares, { standard: 1 });
+  for (const bad of ['0', '1.5', '-0.5', 'half']) {
+    const err = t.throws(() => loadConfig({ env: { RAMPART__executors__tenantShares__standard: bad } }), { instanceOf: ConfigError });
+    t.regex(err!.message, /executors\.tenantShares\.standard \(from RAMPART__executors__tenantShares__standard\)/);
+  }
+  t.throws(() => loadConfig({ env: { RAMPART__executors__tenantShares__gold: '1' } }), { instanceOf: ConfigError, message: /tenantShares\.gold/ });
+});

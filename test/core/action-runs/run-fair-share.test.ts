@@ -40,6 +40,13 @@ test.serial('shares by tier: standard half the slots, premium two thirds, enterp
   t.is(shareSlots(1, 'standard'), 1);
 });
 
+test.serial('executors.tenantShares overrides a tier\'s share (1: a lone tenant may take every slot); the other tiers keep theirs', (t) => {
+  t.is(shareSlots(4, 'standard', { standard: 1 }), 4);
+  t.is(shareSlots(4, 'premium', { standard: 1 }), 2);
+  t.is(shareSlots(8, 'enterprise', { enterprise: 0.25 }), 2);
+  t.is(shareSlots(4, 'standard', { standard: 0.1 }), 1, 'never less than one slot');
+});
+
 test.serial('a tenant with busy runs holds at most its share; another tenant\'s trivial run ends while they all still run', async (t) => {
   const hog = (await app.tenant({ tier: 'standard' })).tenantId;
   const other = (await app.tenant({ tier: 'standard' })).tenantId;
@@ -57,5 +64,29 @@ test.serial('a tenant with busy runs holds at most its share; another tenant\'s 
   t.log(`the other tenant's trivial run ended ${waited} ms after its trigger, with every busy run still running`);
   release();
   await eventually(async () => ((await statuses(hogs)).every((s) => s === 'completed') ? true : undefined), 10_000);
+  t.pass();
+});
+
+test.serial('with executors.tenantShares.standard = 1 a lone standard tenant runs on every slot', async (t) => {
+  await engine.runtime.worker.stop();
+  let open!: () => void;
+  const gate2 = new Promise<void>((r) => (open = r));
+  const solo = createEngine(app, { concurrency: 4, perActionConcurrency: 64, leaseMs: 60_000, pollIntervalMs: 20, tenantShares: { standard: 1 } });
+  solo.behaviours.set('busy', async () => {
+    await gate2;
+    return { status: 'completed', output: {} };
+  });
+  solo.runtime.worker.start();
+  t.teardown(async () => {
+    open();
+    await solo.runtime.worker.stop();
+  });
+  const tenant = (await app.tenant({ tier: 'standard' })).tenantId;
+  const busy = solo.action(tenant, { config: { behaviour: 'busy' }, timeoutSeconds: 600 });
+  const ids: string[] = [];
+  for (let i = 0; i < 4; i++) ids.push((await solo.runtime.executions.trigger({ tenantId: tenant, userId: null, tokenId: null }, busy.actionId, { parameters: {} })).execution.execution_id);
+  await eventually(async () => ((await statuses(ids)).filter((s) => s === 'running').length === 4 ? true : undefined), 10_000);
+  open();
+  await eventually(async () => ((await statuses(ids)).every((s) => s === 'completed') ? true : undefined), 10_000);
   t.pass();
 });
