@@ -108,12 +108,6 @@ export const executionRepository = {
     return runs.finishLost(db, id, now, changes);
   },
 
-  /** A run's tenant's tier (its fair share of executor slots: tenant-share.ts); standard when the tenant is gone. */
-  async tenantTier(db: Queryable, tenantId: string): Promise<string> {
-    const row = (await db('tenants').where({ id: tenantId }).first('tier')) as { tier: string } | undefined;
-    return row?.tier ?? 'standard';
-  },
-
   async appendLogs(db: Queryable, lines: NewLogLine[]): Promise<void> {
     if (lines.length === 0) return;
     // Batched: SQLite refuses one INSERT of more than 500 rows, and an attempt may log 2,000 between flushes.

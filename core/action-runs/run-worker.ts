@@ -10,6 +10,7 @@ import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import { errorMessage } from '../work/coerce-error.ts';
 import { LeaseWorker, type Lease } from '../work/lease-worker.ts';
 import { shareSlots } from './tenant-share.ts';
+import { tenantRepository } from '../auth/tenant-repository.ts';
 import { executionRepository } from './execution-repository.ts';
 import type { ExecutionRow } from './execution-rows.ts';
 import { finishExecution } from './execution-finish.ts';
@@ -62,7 +63,7 @@ export class RunWorker {
       claim: (d, o) => executionRepository.claim(d, { ...o, perActionLimit: config.perActionConcurrency }),
       share: {
         keyOf: async (id) => (await executionRepository.getAny(db, id))?.tenant_id ?? null,
-        slots: async (tenantId) => shareSlots(config.concurrency, await executionRepository.tenantTier(db, tenantId), config.tenantShares),
+        slots: async (tenantId) => shareSlots(config.concurrency, (await tenantRepository.findById(db, tenantId))?.tier ?? null, config.tenantShares),
       },
       run: (lease) => this.#runOne(lease),
       onBeat: async (lease) => {
