@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Queryable } from '../db/create-db.ts';
 import { isUniqueViolation } from '../db/db-errors.ts';
 import { fromJson, toJson } from '../db/json.ts';
@@ -52,7 +53,10 @@ const running = new LeaseQueue({ table: 'agent_jobs', ready: { status: 'queued' 
 /** A job its agent holds, started or not: what its result may end. */
 const held = new LeaseQueue({ table: 'agent_jobs', ready: { status: 'queued' }, held: { status: ['claimed', 'running'] }, order: [{ column: 'created_at' }] });
 
-const released = (now: number) => ({ locked_by: null, locked_until: 0, finished_at: now, updated_at: now });
+/** A job claimed but not started: what its start may move on. */
+const claimed = new LeaseQueue({ table: 'agent_jobs', ready: { status: 'queued' }, held: { status: 'claimed' }, order: [{ column: 'created_at' }] });
+
+const ended = (now: number) => ({ finished_at: now, updated_at: now });
 
 export const agentJobRepository = {
   /** Inserts the job; false when one exists already for (execution_id, attempt). */
@@ -89,9 +93,8 @@ export const agentJobRepository = {
 
   /** claimed → running for the claim's holder, unless a cancel was asked for meanwhile. */
   async start(db: Queryable, id: string, token: string, now: number, leaseMs: number): Promise<boolean> {
-    // One guarded statement: a cancel asked for meanwhile must win (not a LeaseQueue update, whose held match cannot say it).
-    return (await db('agent_jobs').where({ id, locked_by: token, status: 'claimed', cancel_requested: 0 })
-      .update({ status: 'running', started_at: now, locked_until: now + leaseMs, updated_at: now })) > 0;
+    // One guarded statement: a cancel asked for meanwhile must win.
+    return claimed.update(db, id, token, { status: 'running', started_at: now, locked_until: now + leaseMs, updated_at: now }, { cancel_requested: false });
   },
 
   /** Heartbeat of a running job. */
@@ -106,8 +109,7 @@ export const agentJobRepository = {
 
   /** Ends a job that is not over yet (cancel, timeout) from the dispatching side; false when it already ended. */
   async endLive(db: Queryable, id: string, o: { status: 'cancelled' | 'timed_out' | 'failed'; errorCode: string; now: number; cancel?: boolean }): Promise<boolean> {
-    return (await db('agent_jobs').where({ id }).whereIn('status', LIVE)
-      .update({ status: o.status, error_code: o.errorCode, ...(o.cancel ? { cancel_requested: true } : {}), ...released(o.now) })) > 0;
+    return (await held.endWhere(db, { id, status: LIVE }, { status: o.status, error_code: o.errorCode, ...(o.cancel ? { cancel_requested: true } : {}), ...ended(o.now) })) > 0;
   },
 
   /**
@@ -115,16 +117,17 @@ export const agentJobRepository = {
    * (`no_agent`), or running with an agent that fell silent (`agent_lost`) or did not report (`timed_out`).
    */
   async expireOverdue(db: Queryable, tenantId: string, now: number, graceMs: number): Promise<void> {
-    const overdue = () => db('agent_jobs').where({ tenant_id: tenantId }).where('deadline_at', '<', now - graceMs);
-    await overdue().whereIn('status', ['queued', 'claimed']).update({ status: 'timed_out', error_code: 'no_agent', ...released(now) });
-    await overdue().where('status', 'running').where('locked_until', '<', now).update({ status: 'timed_out', error_code: 'agent_lost', ...released(now) });
-    await overdue().where('status', 'running').update({ status: 'timed_out', error_code: 'timed_out', ...released(now) });
+    const overdue = (q: Knex.QueryBuilder) => q.where('deadline_at', '<', now - graceMs);
+    const timedOut = (code: string) => ({ status: 'timed_out', error_code: code, ...ended(now) });
+    await held.endWhere(db, { tenant_id: tenantId, status: ['queued', 'claimed'] }, timedOut('no_agent'), (q) => void overdue(q));
+    await held.endWhere(db, { tenant_id: tenantId, status: 'running' }, timedOut('agent_lost'), (q) => void overdue(q).where('locked_until', '<', now));
+    await held.endWhere(db, { tenant_id: tenantId, status: 'running' }, timedOut('timed_out'), (q) => void overdue(q));
   },
 
   /** A revoked agent: claimed jobs go back to the queue, running ones fail (it can no longer report). */
   async releaseAgent(db: Queryable, agentId: string, now: number): Promise<void> {
-    await db('agent_jobs').where({ agent_id: agentId, status: 'claimed' }).update({ status: 'queued', agent_id: null, claimed_at: null, locked_by: null, locked_until: 0, updated_at: now });
-    await db('agent_jobs').where({ agent_id: agentId, status: 'running' }).update({ status: 'failed', error_code: 'agent_revoked', ...released(now) });
+    await held.endWhere(db, { agent_id: agentId, status: 'claimed' }, { status: 'queued', agent_id: null, claimed_at: null, updated_at: now });
+    await held.endWhere(db, { agent_id: agentId, status: 'running' }, { status: 'failed', error_code: 'agent_revoked', ...ended(now) });
   },
 
   async listForAgent(db: Queryable, tenantId: string, agentId: string, page: PageRequest): Promise<Page<AgentJobRecord>> {

@@ -111,9 +111,9 @@ export class LeaseQueue {
     return n > 0;
   }
 
-  #held(db: Queryable, id: string, token: string): Knex.QueryBuilder {
+  #held(db: Queryable, id: string, token: string, also: Match = {}): Knex.QueryBuilder {
     const { table, idColumn, tokenColumn, held } = this.spec;
-    return applyMatch(db(table).where(idColumn, id).where(tokenColumn, token), held ?? {});
+    return applyMatch(applyMatch(db(table).where(idColumn, id).where(tokenColumn, token), held ?? {}), also);
   }
 
   /** Heartbeat: extends the lease to `until`; false when the row is no longer `token`'s (finished, cancelled, taken over). */
@@ -121,14 +121,28 @@ export class LeaseQueue {
     return (await this.#held(db, id, token).update({ [this.spec.leaseColumn]: until })) > 0;
   }
 
-  /** Writes to a row `token` still holds, keeping the lease (progress, a cursor); false when it is no longer held. */
-  async update(db: Queryable, id: string, token: string, changes: Record<string, unknown>): Promise<boolean> {
-    return (await this.#held(db, id, token).update(changes)) > 0;
+  /**
+   * Writes to a row `token` still holds, keeping the lease (progress, a cursor); false when it is no longer held.
+   * `also`: what else must still hold in the same statement (no cancel asked for, no wake-up since the claim).
+   */
+  async update(db: Queryable, id: string, token: string, changes: Record<string, unknown>, also?: Match): Promise<boolean> {
+    return (await this.#held(db, id, token, also).update(changes)) > 0;
   }
 
-  /** Records the outcome (`changes`: done, failed, retry at a due time…) and lets the row go, if `token` still holds it. */
-  async finish(db: Queryable, id: string, token: string, changes: Record<string, unknown>): Promise<boolean> {
-    return this.update(db, id, token, { ...changes, [this.spec.tokenColumn]: null, [this.spec.leaseColumn]: 0 });
+  /** Records the outcome (`changes`: done, failed, retry at a due time…) and lets the row go, if `token` still holds it (and `also` matches). */
+  async finish(db: Queryable, id: string, token: string, changes: Record<string, unknown>, also?: Match): Promise<boolean> {
+    return this.update(db, id, token, { ...changes, [this.spec.tokenColumn]: null, [this.spec.leaseColumn]: 0 }, also);
+  }
+
+  /**
+   * Lets every row matching `where` (and `refine`) go with `changes`, whoever holds it: the
+   * owning side ending work (a cancel, a deadline, a revoked holder), whose holder's later
+   * token-guarded writes then find nothing. Returns how many rows it ended.
+   */
+  async endWhere(db: Queryable, where: Match, changes: Record<string, unknown>, refine?: (q: Knex.QueryBuilder) => void): Promise<number> {
+    const q = applyMatch(db(this.spec.table), where);
+    refine?.(q);
+    return q.update({ ...changes, [this.spec.tokenColumn]: null, [this.spec.leaseColumn]: 0 });
   }
 
   /** Gives the row back unfinished (shutdown): claimable again at once. `changes` (default: the spec's `onRelease`) undo what the claim set. */

@@ -90,10 +90,8 @@ export const runRepository = {
    * never left waiting for the next safety-net check.
    */
   async release(db: Queryable, id: string, token: string, seenWakes: number, changes: Record<string, unknown>, dueAt: number, now: number): Promise<boolean> {
-    const q = () => db('playbook_runs').where({ id, locked_by: token }).whereIn('status', [...LIVE_RUN_STATUSES]);
-    const free = { locked_by: null, locked_until: 0, updated_at: now };
-    if ((await q().where({ wakes: seenWakes }).update({ ...changes, ...free, due_at: dueAt })) === 1) return true;
-    return (await q().update({ ...changes, ...free, due_at: now })) === 1;
+    if (await queue.finish(db, id, token, { ...changes, updated_at: now, due_at: dueAt }, { wakes: seenWakes })) return true;
+    return queue.finish(db, id, token, { ...changes, updated_at: now, due_at: now });
   },
 
   /** Ends a run this worker holds. */

@@ -174,3 +174,24 @@ test.serial("expired held rows mixed in by age ('inOrder') and a known row claim
   t.true(await q.claimById(db(), 'j001', { token: 'i2', now: T0 + 10, leaseMs: LEASE }));
   t.true(await q.claimById(db(), 'j001', { token: 'other', now: T0 + 10 + LEASE + 1, leaseMs: LEASE }));
 });
+
+test.serial("update and finish with `also` write nothing once the extra condition stopped holding (a cancel asked for after the claim)", async (t) => {
+  const { name, q } = await queue(ids(1));
+  await q.claim(db(), { token: 'w', now: T0, leaseMs: LEASE });
+  await db()(name).where({ id: 'j000' }).update({ priority: 5 });
+  t.false(await q.update(db(), 'j000', 'w', { attempts: 9 }, { priority: 0 }));
+  t.false(await q.finish(db(), 'j000', 'w', { status: 'done' }, { priority: 0 }));
+  t.like(await db()(name).where({ id: 'j000' }).first(), { status: 'running', attempts: 1, locked_by: 'w' });
+  t.true(await q.finish(db(), 'j000', 'w', { status: 'done' }, { priority: 5 }));
+  t.like(await db()(name).where({ id: 'j000' }).first(), { status: 'done', locked_by: null });
+});
+
+test.serial('endWhere ends the matching rows whoever holds them; the holder can then write nothing', async (t) => {
+  const { name, q } = await queue([...ids(3).map((r) => ({ ...r, tenant: 't1' })), { id: 'other', tenant: 't2' }]);
+  await q.claim(db(), { token: 'w', now: T0, leaseMs: LEASE, limit: 2 });
+  const n = await q.endWhere(db(), { tenant: 't1', status: ['queued', 'running'] }, { status: 'cancelled' }, (r) => void r.where('created_at', '<', 2));
+  t.is(n, 2);
+  t.false(await q.renew(db(), 'j000', 'w', T0 + LEASE * 2));
+  const rows = (await db()(name).orderBy('id')) as Array<{ id: string; status: string; locked_by: string | null }>;
+  t.deepEqual(rows.map((r) => [r.id, r.status, r.locked_by]), [['j000', 'cancelled', null], ['j001', 'cancelled', null], ['j002', 'queued', null], ['other', 'queued', null]]);
+});
