@@ -84,8 +84,8 @@ export class EventConsumer<B = unknown> {
 
   constructor(options: EventConsumerOptions<B>) {
     this.#o = options;
-    const { handle } = options;
-    this.#hooks = options.pipeline ?? { prepare: (events) => events, send: (events) => handle!(events as PlatformEvent[]) };
+    // The serial mode is the pipeline without reading ahead, whose batch is the events themselves.
+    this.#hooks = options.pipeline ?? { prepare: (events) => events, send: (events) => options.handle!(events as PlatformEvent[]) };
     this.#loop = new PollLoop({
       round: async () => void (await this.drain()),
       intervalMs: options.pollIntervalMs,
