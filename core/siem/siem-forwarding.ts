@@ -1,6 +1,7 @@
 import type { Config } from '../../config/config-schema.ts';
 import type { Db } from '../db/create-db.ts';
 import type { EventBus } from '../events/event-bus.ts';
+import { EventConsumer } from '../events/event-consumer.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { Logger } from '../logger.ts';
 import type { PlatformEvent } from '../plugin-api/index.ts';
@@ -9,12 +10,11 @@ import { siemConsumerName, siemRepository, type SiemRecord } from './siem-reposi
 import type { SiemService } from './siem-service.ts';
 import { rendererFor } from './siem-render.ts';
 import { SyslogTransport, type PreparedBatch } from './syslog-transport.ts';
-import { SiemPipeline } from './siem-pipeline.ts';
 import { errorMessage } from '../work/coerce-error.ts';
 
 interface Running {
   record: SiemRecord;
-  pipeline: SiemPipeline<PreparedBatch>;
+  consumer: EventConsumer<PreparedBatch>;
   transport: SyslogTransport;
 }
 
@@ -30,9 +30,9 @@ export interface SiemForwardingDeps {
 
 /**
  * Runs one forwarder per active integration: a durable outbox consumer (`siem:<id>`,
- * siem-pipeline.ts) whose batches are rendered by the format's forwarder plugin and
- * written to the integration's syslog connection, the next batch rendered while the
- * previous one is written. A failed write leaves the cursor in place, so while
+ * core/events/event-consumer.ts in its pipelined mode) whose batches are rendered by
+ * the format's forwarder plugin and written to the integration's syslog connection,
+ * the next batch rendered while the previous one is written. A failed write leaves the cursor in place, so while
  * a collector is down events wait in the events table and go out in order once it is
  * back. The set of integrations is re-read on every change made through this process
  * and every `siem.refreshIntervalMs` (changes made by other processes).
@@ -111,7 +111,7 @@ export class SiemForwarding {
       statusAt = Date.now();
       await siemRepository.recordOutcome(db, record.id, { lastSentAt: statusAt });
     };
-    const pipeline = new SiemPipeline<PreparedBatch>({
+    const consumer = new EventConsumer<PreparedBatch>({
       name: siemConsumerName(record.id),
       db,
       bus,
@@ -121,35 +121,38 @@ export class SiemForwarding {
       pollIntervalMs: config.events.pollIntervalMs,
       gapGraceMs: config.events.gapGraceMs,
       leaseMs: config.events.consumerLeaseMs,
-      warm: () => transport.warm(),
-      prepare: (events) => transport.prepare(events.map(render)),
-      send: (batch) => transport.sendPrepared(batch),
-      sent: async () => {
-        unwritten = true;
-        if (failing) {
-          failing = false;
-          unwritten = false;
-          statusAt = Date.now();
-          await siemRepository.recordOutcome(db, record.id, { lastSentAt: statusAt, lastError: null, lastErrorAt: null });
-        } else if (Date.now() - statusAt >= 1000) {
-          await writeStatus();
-        }
-      },
-      idle: async () => {
-        if (unwritten) await writeStatus();
-      },
-      failed: async (err) => {
-        const message = errorMessage(err);
-        if (!failing) {
-          logger.warn({ integration: record.id, err: message }, 'SIEM collector unreachable; events wait until it is back');
-          await this.#alert(record, message);
-        }
-        failing = true;
-        await siemRepository.recordOutcome(db, record.id, { lastError: message, lastErrorAt: Date.now() });
+      startAt: 'end',
+      pipeline: {
+        warm: () => transport.warm(),
+        prepare: (events) => transport.prepare(events.map(render)),
+        send: (batch) => transport.sendPrepared(batch),
+        sent: async () => {
+          unwritten = true;
+          if (failing) {
+            failing = false;
+            unwritten = false;
+            statusAt = Date.now();
+            await siemRepository.recordOutcome(db, record.id, { lastSentAt: statusAt, lastError: null, lastErrorAt: null });
+          } else if (Date.now() - statusAt >= 1000) {
+            await writeStatus();
+          }
+        },
+        idle: async () => {
+          if (unwritten) await writeStatus();
+        },
+        failed: async (err) => {
+          const message = errorMessage(err);
+          if (!failing) {
+            logger.warn({ integration: record.id, err: message }, 'SIEM collector unreachable; events wait until it is back');
+            await this.#alert(record, message);
+          }
+          failing = true;
+          await siemRepository.recordOutcome(db, record.id, { lastError: message, lastErrorAt: Date.now() });
+        },
       },
     });
-    this.#running.set(record.id, { record, pipeline, transport });
-    await pipeline.start();
+    this.#running.set(record.id, { record, consumer, transport });
+    await consumer.start();
   }
 
   /** One `system.alert` per outage (on the transition to failing), for the stream and webhooks. */
@@ -173,6 +176,6 @@ export class SiemForwarding {
     this.#running.delete(id);
     // Closing the transport first cuts short a reconnect backoff the consumer may be waiting in.
     await run.transport.close();
-    await run.pipeline.stop();
+    await run.consumer.stop();
   }
 }
