@@ -118,7 +118,7 @@ export const webhookDeliveryRepository = {
       id: c.id, tenant_id: c.tenantId, webhook_id: null, scan_id: c.scanId, target_url: c.url, secret_sealed: c.secretSealed,
       event_id: 0, event_kind: c.eventKind, payload: c.payload, status: 'pending', attempt_count: 0, attempts_left: c.attemptsLeft,
       next_attempt_at: c.now, locked_by: null, locked_until: 0, created_at: c.now, updated_at: c.now,
-    }).onConflict(['scan_id']).ignore();
+    });
   },
 
   /** Leases up to `limit` due deliveries of active webhooks to `token` (unique per claim); returns them. */

@@ -59,15 +59,19 @@ function deliveryOf(c: CallbackRow): Record<string, unknown> {
 }
 
 export async function up(db: Knex): Promise<void> {
-  await db.schema.alterTable('webhook_deliveries', (t) => {
-    idColumn(t, 'webhook_id').nullable().alter();
-  });
-  await db.schema.alterTable('webhook_deliveries', (t) => {
-    idColumn(t, 'scan_id').nullable().references('id').inTable('scans').onDelete('CASCADE');
-    t.string('target_url', 2048).nullable();
-    t.text('secret_sealed').nullable();
-    t.unique(['scan_id']);
-  });
+  // Each step checks whether it is done, so a run cut short (no transaction) can run again.
+  if (!(await db.schema.hasColumn('webhook_deliveries', 'scan_id'))) {
+    await db.schema.alterTable('webhook_deliveries', (t) => {
+      idColumn(t, 'webhook_id').nullable().alter();
+    });
+    await db.schema.alterTable('webhook_deliveries', (t) => {
+      idColumn(t, 'scan_id').nullable().references('id').inTable('scans').onDelete('CASCADE');
+      t.string('target_url', 2048).nullable();
+      t.text('secret_sealed').nullable();
+      t.unique(['scan_id']);
+    });
+  }
+  if (!(await db.schema.hasTable('scan_callbacks'))) return;
   await db.transaction(async (trx) => {
     let after = '';
     for (;;) {
