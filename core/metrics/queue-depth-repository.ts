@@ -12,12 +12,15 @@ export interface QueueGauge {
   status: readonly string[];
   /** Epoch-ms column: when a waiting row became (or becomes) due. */
   since: string;
+  /** The queue is the table's rows where this column is null (false) or set (true). */
+  present?: { column: string; set: boolean };
 }
 
 export const QUEUES: readonly QueueGauge[] = [
   { name: 'scans', table: 'scans', status: ['queued'], since: 'created_at' },
-  { name: 'scan_callbacks', table: 'scan_callbacks', status: ['pending'], since: 'next_attempt_at' },
-  { name: 'webhook_deliveries', table: 'webhook_deliveries', status: ['pending', 'retried'], since: 'next_attempt_at' },
+  // Scan callbacks are deliveries of the webhook queue that name a scan.
+  { name: 'scan_callbacks', table: 'webhook_deliveries', status: ['pending', 'retried'], since: 'next_attempt_at', present: { column: 'scan_id', set: true } },
+  { name: 'webhook_deliveries', table: 'webhook_deliveries', status: ['pending', 'retried'], since: 'next_attempt_at', present: { column: 'scan_id', set: false } },
   { name: 'exports', table: 'finding_exports', status: ['queued'], since: 'created_at' },
   { name: 'action_runs', table: 'action_executions', status: ['pending'], since: 'due_at' },
   { name: 'playbook_runs', table: 'playbook_runs', status: ['pending', 'running', 'paused'], since: 'due_at' },
@@ -37,8 +40,9 @@ type Row = { n: number | string; oldest: number | string | null };
 export async function readQueues(db: Queryable, now: number): Promise<QueueReading[]> {
   return Promise.all(
     QUEUES.map(async (q) => {
-      const row = (await db(q.table)
-        .whereIn('status', q.status as string[])
+      const query = db(q.table).whereIn('status', q.status as string[]);
+      if (q.present) query[q.present.set ? 'whereNotNull' : 'whereNull'](q.present.column);
+      const row = (await query
         .select(db.raw('count(*) as n'), db.raw('min(case when ?? <= ? then ?? end) as oldest', [q.since, now, q.since]))
         .first()) as Row | undefined;
       const oldest = row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest);

@@ -8,14 +8,14 @@ type Key = string | number;
  * short statements keep locks short on a busy database.
  */
 export const retentionRepository = {
-  /** Delivered or failed webhook deliveries created before `before`. */
+  /** Delivered or failed webhook deliveries (not scan callbacks) created before `before`. */
   async finishedDeliveryIds(db: Queryable, before: number, limit: number): Promise<string[]> {
-    return (await db('webhook_deliveries').whereIn('status', ['delivered', 'failed']).where('created_at', '<', before).limit(limit).pluck('id')) as string[];
+    return (await db('webhook_deliveries').whereIn('status', ['delivered', 'failed']).whereNull('scan_id').where('created_at', '<', before).limit(limit).pluck('id')) as string[];
   },
 
-  /** Delivered or failed scan callbacks last touched before `before`. */
+  /** Delivered or failed scan callbacks (deliveries of the webhook queue with a scan) last touched before `before`. */
   async finishedCallbackIds(db: Queryable, before: number, limit: number): Promise<string[]> {
-    return (await db('scan_callbacks').whereIn('status', ['delivered', 'failed']).where('updated_at', '<', before).limit(limit).pluck('scan_id')) as string[];
+    return (await db('webhook_deliveries').whereIn('status', ['delivered', 'failed']).whereNotNull('scan_id').where('updated_at', '<', before).limit(limit).pluck('id')) as string[];
   },
 
   /** Events created before `before`, oldest first, none after `readBy` (when set). */
@@ -29,8 +29,8 @@ export const retentionRepository = {
     return db('webhook_deliveries').whereIn('id', ids).delete();
   },
 
-  async deleteCallbacks(db: Queryable, scanIds: Key[]): Promise<number> {
-    return db('scan_callbacks').whereIn('scan_id', scanIds).delete();
+  async deleteCallbacks(db: Queryable, ids: Key[]): Promise<number> {
+    return db('webhook_deliveries').whereIn('id', ids).whereNotNull('scan_id').delete();
   },
 
   async deleteEvents(db: Queryable, ids: Key[]): Promise<number> {

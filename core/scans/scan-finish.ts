@@ -1,3 +1,4 @@
+import type { ScanConfig } from '../../config/scan-config.ts';
 import type { Db } from '../db/create-db.ts';
 import { toJson } from '../db/json.ts';
 import type { Outbox } from '../events/outbox.ts';
@@ -5,7 +6,8 @@ import { assetRepository } from '../assets/asset-repository.ts';
 import { changeClock } from '../db/change-clock.ts';
 import { scanFindingRepository } from './scan-finding-repository.ts';
 import { scanRepository, type ScanRow } from './scan-repository.ts';
-import { scanCallbackRepository } from './scan-callback-repository.ts';
+import { webhookDeliveryRepository } from '../webhooks/webhook-delivery-repository.ts';
+import { newId } from '../ids.ts';
 import { toIso } from '../time.ts';
 import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import { durationSeconds } from './scan-views.ts';
@@ -18,7 +20,7 @@ import { failedChecks, isFailedCheck } from './check-outcomes.ts';
  * a completed scan is not silently a partial one) or scan.failed (error), the asset's
  * last_scan, and the callback delivery row, all in one transaction.
  */
-export async function finishScan(deps: { db: Db; outbox: Outbox }, row: ScanRow, token: string, status: 'completed' | 'failed', error: string | null): Promise<boolean> {
+export async function finishScan(deps: { db: Db; outbox: Outbox; config: Pick<ScanConfig, 'callbacks'> }, row: ScanRow, token: string, status: 'completed' | 'failed', error: string | null): Promise<boolean> {
   const now = Date.now();
   return retryOnDeadlock(() => deps.outbox.transaction(async ({ trx, emit }) => {
     const { summary, total } = await scanFindingRepository.summary(trx, row.id);
@@ -52,7 +54,11 @@ export async function finishScan(deps: { db: Db; outbox: Outbox }, row: ScanRow,
           checks_total: checks.length, checks_failed: checksFailed, failed_checks: failed,
         },
       };
-      await scanCallbackRepository.insert(trx, { scanId: row.id, tenantId: row.tenant_id, url: fresh.callback_url, secretSealed: fresh.callback_secret_sealed, payload: toJson(payload), now });
+      // A delivery of the webhook queue, which signs, sends and retries it (core/webhooks/scan-callback-target.ts).
+      await webhookDeliveryRepository.insertCallback(trx, {
+        id: newId('dlv'), tenantId: row.tenant_id, scanId: row.id, url: fresh.callback_url, secretSealed: fresh.callback_secret_sealed,
+        eventKind: payload.event, payload: toJson(payload), attemptsLeft: deps.config.callbacks.retryScheduleSeconds.length + 1, now,
+      });
     }
     await changeClock.markChanged(trx, row.tenant_id, 'scans', now);
     await changeClock.markChanged(trx, row.tenant_id, 'assets', now);

@@ -9,18 +9,16 @@ import type { BackgroundService } from '../work/background-registry.ts';
 import { ROLES, type Role } from '../work/roles.ts';
 import { CheckPool } from './check-pool.ts';
 import type { FindingService } from '../findings/finding-service.ts';
-import { ScanCallbackWorker } from './scan-callback-worker.ts';
 import { ScanScheduler } from './scan-scheduler.ts';
 import { ScanService } from './scan-service.ts';
 import { ScanWorker } from './scan-worker.ts';
 import { ScheduleService } from './schedule-service.ts';
 
-/** The scan engine's background parts: the worker role (pool, claims, callbacks) and the scheduler role. */
+/** The scan engine's background parts: the worker role (pool, claims; callbacks are webhook deliveries) and the scheduler role. */
 export interface ScanBackground {
   /** Present while the worker role runs. */
   worker: ScanWorker | null;
   pool: CheckPool | null;
-  callbacks: ScanCallbackWorker | null;
   /** Present while the scheduler role runs. */
   scheduler: ScanScheduler | null;
   /** Starts what `roles` run here and is not running yet. */
@@ -43,15 +41,12 @@ export function createScanRuntime(deps: { config: Config; db: Db; outbox: Outbox
   const bg: ScanBackground = {
     worker: null,
     pool: null,
-    callbacks: null,
     scheduler: null,
     async start(roles) {
       if (roles.includes('worker') && !bg.worker) {
         bg.pool = new CheckPool({ maxThreads: config.scans.pool.maxThreads });
         bg.worker = new ScanWorker({ db, outbox, plugins, config: config.scans, pool: bg.pool, findings, logger, onCheck: deps.onCheck });
-        bg.callbacks = new ScanCallbackWorker({ db, client: outbound, box: secretBox, logger, config: config.scans.callbacks, signatureHeader: config.webhooks.signatureHeader });
         bg.worker.start();
-        bg.callbacks.start();
       }
       if (roles.includes('scheduler') && !bg.scheduler) {
         bg.scheduler = new ScanScheduler({ db, scans, logger, pollIntervalMs: config.scans.scheduler.pollIntervalMs });
@@ -65,10 +60,8 @@ export function createScanRuntime(deps: { config: Config; db: Db; outbox: Outbox
       }
       if (roles.includes('worker')) {
         await bg.worker?.stop();
-        await bg.callbacks?.stop();
         await bg.pool?.destroy();
         bg.worker = null;
-        bg.callbacks = null;
         bg.pool = null;
       }
     },

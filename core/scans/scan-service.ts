@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ScanConfig } from '../../config/scan-config.ts';
 import type { Db } from '../db/create-db.ts';
 import { isUniqueViolation } from '../db/db-errors.ts';
+import { callbackSecretContext } from '../webhooks/scan-callback-target.ts';
 import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { ConflictError, InputError, NotFoundError, ValidationError } from '../errors.ts';
@@ -52,7 +53,6 @@ export interface CreatedScan {
 /** Assumed length of a check never measured, for the first estimates. */
 const UNMEASURED_CHECK_MS = 30_000;
 
-export const callbackSecretContext = (scanId: string) => `scan:${scanId}:callback-secret`;
 
 export interface ScanServiceDeps {
   db: Db;

@@ -8,13 +8,15 @@ import type { DeliveryRow } from './webhook-delivery-repository.ts';
 import { webhookRepository, type WebhookRecord } from './webhook-repository.ts';
 import type { AttemptResult } from './webhook-attempt.ts';
 import { FailureLog } from './failure-log.ts';
+import { callbackRetryDelayMs, type CallbackSettings } from './scan-callback-target.ts';
 
 /** Hears each attempt once it is recorded: the delivery's new status and the attempt's number. */
 export type AttemptObserver = (status: 'delivered' | 'retried' | 'failed', attempt: number) => void;
 
 export interface FinishedAttempt {
   row: DeliveryRow;
-  webhook: WebhookRecord;
+  /** Null for a scan callback's delivery. */
+  webhook: WebhookRecord | null;
   token: string;
   result: AttemptResult;
   startedAt: number;
@@ -28,7 +30,9 @@ export interface FinishedAttempt {
  * bulk statements (attempt-outcome-repository.ts), so many concurrent sends cost a few
  * commits and a few statements rather than three statements each. A row whose lease was
  * lost is left alone. A failure before any response is logged once per webhook and cause
- * (failure-log.ts).
+ * (failure-log.ts). A scan callback's attempt follows the callback schedule
+ * (`scans.callbacks.retryScheduleSeconds`) and touches no webhook; its final failure is
+ * logged once, with the scan's id.
  */
 export class AttemptRecorder {
   readonly #outbox: Outbox;
@@ -38,10 +42,11 @@ export class AttemptRecorder {
   readonly #failures: FailureLog;
   readonly #onDisabled: (webhookId: string) => void;
   readonly #observe: AttemptObserver;
+  readonly #callbacks: CallbackSettings;
   #pending: FinishedAttempt[] = [];
   #flushing: Promise<void> | null = null;
 
-  constructor(outbox: Outbox, config: WebhooksConfig, logger: Logger, now: () => number, onDisabled: (webhookId: string) => void = () => {}, observe: AttemptObserver = () => {}) {
+  constructor(outbox: Outbox, config: WebhooksConfig, logger: Logger, now: () => number, callbacks: CallbackSettings, onDisabled: (webhookId: string) => void = () => {}, observe: AttemptObserver = () => {}) {
     this.#outbox = outbox;
     this.#config = config;
     this.#logger = logger;
@@ -49,6 +54,7 @@ export class AttemptRecorder {
     this.#failures = new FailureLog(logger);
     this.#onDisabled = onDisabled;
     this.#observe = observe;
+    this.#callbacks = callbacks;
   }
 
   /** Resolves once the outcome is committed (or its write failed and was logged). */
@@ -66,8 +72,13 @@ export class AttemptRecorder {
         // A deadlock victim on MariaDB is written again: otherwise its rows would be sent again after the lease.
         const { written, disabled } = await retryOnDeadlock(() => this.#outbox.transaction((uow) => this.#write(uow, batch)));
         for (const attempt of written) {
-          this.#failures.note(attempt);
-          this.#observe(this.#status(attempt), attempt.row.attempt_count + 1);
+          const { webhook, row, result } = attempt;
+          if (webhook) {
+            this.#failures.note({ webhook, row, result });
+            this.#observe(this.#status(attempt), row.attempt_count + 1);
+          } else if (this.#status(attempt) === 'failed') {
+            this.#logger.warn({ scan_id: row.scan_id, attempts: row.attempt_count + 1, error: result.errorMessage }, 'scan callback failed for good');
+          }
         }
         for (const webhook of disabled) {
           this.#logger.warn({ webhook: webhook.id, tenant: webhook.tenantId }, 'webhook auto-disabled after failing');
@@ -81,13 +92,15 @@ export class AttemptRecorder {
     this.#flushing = null;
   }
 
-  #status({ row, result }: FinishedAttempt): 'delivered' | 'retried' | 'failed' {
+  #status({ row, result, webhook }: FinishedAttempt): 'delivered' | 'retried' | 'failed' {
     if (result.outcome === 'success') return 'delivered';
+    if (!webhook) return callbackRetryDelayMs(this.#callbacks, row.attempt_count) === null ? 'failed' : 'retried';
     return row.attempts_left - 1 > 0 ? 'retried' : 'failed';
   }
 
   #outcome(attempt: FinishedAttempt, now: number): DeliveryOutcome {
     const { row, result, startedAt } = attempt;
+    if (!attempt.webhook) return this.#callbackOutcome(attempt, now);
     const schedule = this.#config.retryScheduleSeconds;
     const left = row.attempts_left - 1;
     const success = result.outcome === 'success';
@@ -109,6 +122,25 @@ export class AttemptRecorder {
     };
   }
 
+  /** A scan callback's: the next attempt `schedule[n]` after the (n+1)th failure, counted from now. */
+  #callbackOutcome(attempt: FinishedAttempt, now: number): DeliveryOutcome {
+    const { row, result, startedAt } = attempt;
+    const status = this.#status(attempt);
+    const delayMs = callbackRetryDelayMs(this.#callbacks, row.attempt_count) ?? 0;
+    return {
+      status,
+      attempt_count: row.attempt_count + 1,
+      attempts_left: Math.max(this.#callbacks.retryScheduleSeconds.length - row.attempt_count, 0),
+      next_attempt_at: status === 'retried' ? now + delayMs : null,
+      last_response_code: result.responseCode,
+      last_duration_ms: result.durationMs,
+      last_error: result.errorMessage,
+      last_attempt_at: startedAt,
+      delivered_at: status === 'delivered' ? now : null,
+      updated_at: now,
+    };
+  }
+
   /** Writes one batch; returns the attempts actually recorded (their lease was still held) and the webhooks it disabled. */
   async #write(uow: UnitOfWork, batch: FinishedAttempt[]): Promise<{ written: FinishedAttempt[]; disabled: WebhookRecord[] }> {
     const now = this.#now();
@@ -120,7 +152,7 @@ export class AttemptRecorder {
       errorMessage: result.errorMessage, responseBody: result.responseBody, attemptedAt: startedAt,
     })));
     // Test sends say nothing about the endpoint's health over time.
-    const disabled = await this.#failureClocks(uow, written.filter((a) => a.row.event_kind !== 'webhook.test'), now);
+    const disabled = await this.#failureClocks(uow, written.flatMap((a) => (a.webhook && a.row.event_kind !== 'webhook.test' ? [{ ...a, webhook: a.webhook }] : [])), now);
     return { written, disabled };
   }
 
@@ -131,7 +163,7 @@ export class AttemptRecorder {
    * webhook (measured between attempt start times, so a slow endpoint's own timeout does
    * not count). Webhooks with successes only need one statement for the whole batch.
    */
-  async #failureClocks({ trx, emit }: UnitOfWork, attempts: FinishedAttempt[], now: number): Promise<WebhookRecord[]> {
+  async #failureClocks({ trx, emit }: UnitOfWork, attempts: Array<FinishedAttempt & { webhook: WebhookRecord }>, now: number): Promise<WebhookRecord[]> {
     const failing = new Set(attempts.filter((a) => a.result.outcome !== 'success').map((a) => a.webhook.id));
     await webhookRepository.clearFailingMany(trx, [...new Set(attempts.map((a) => a.webhook.id))].filter((id) => !failing.has(id)));
     const disabled: WebhookRecord[] = [];

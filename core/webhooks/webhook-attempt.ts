@@ -50,44 +50,63 @@ const failure = (errorCode: string, errorMessage: string, durationMs = 0): Attem
 });
 
 /**
+ * Where and how one attempt goes: a webhook's URL, keys, custom headers and transform, or
+ * a scan callback's (scan-callback-target.ts). The signing and sending are the same.
+ */
+export interface SendTarget {
+  url: string;
+  /** Current key first, then a still-valid previous one; none for an unsigned target. */
+  keys: SigningKey[];
+  /** Custom headers (webhooks only); the content type and signatures are added over them. */
+  headers: Record<string, string>;
+  /** The exact bytes sent for a stored payload. */
+  render(payload: string): string;
+  /** Name of the spec's hex signature header (`webhooks.signatureHeader`). */
+  signatureHeader: string;
+  timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+/** A prepared webhook as a send target at `now`. */
+export function webhookTarget(webhook: PreparedWebhook, config: WebhooksConfig, now: number): SendTarget {
+  const { record } = webhook;
+  const keys = webhook.current ? [webhook.current] : [];
+  if (webhook.current && webhook.previous && webhook.previous.expiresAt > now) keys.push(webhook.previous.key);
+  return {
+    url: record.url, keys, headers: webhook.headers,
+    render: (payload) => renderBody(JSON.parse(payload) as WebhookBody, record.transform, record.transformOptions),
+    signatureHeader: config.signatureHeader, timeoutMs: config.requestTimeoutMs, maxResponseBytes: config.responseBodyMaxBytes,
+  };
+}
+
+/**
  * One HTTP attempt of one delivery: render the body (transform), sign the exact bytes
- * once, add custom headers, POST through the shared outbound client (pooled keep-alive
- * connections per origin, SSRF guard at connect). Any 2xx is a success; any other status
- * or no complete answer within the timeout is a failure, and a failure before any
- * response says in words what failed (DNS, TLS, refused, timeout, an invalid header).
- * Nothing is written here; the worker records the result.
+ * once (`messageId` is the `webhook-id` header), add custom headers, POST through the
+ * shared outbound client (pooled keep-alive connections per origin, SSRF guard at
+ * connect). Any 2xx is a success; any other status or no complete answer within the
+ * timeout is a failure, and a failure before any response says in words what failed
+ * (DNS, TLS, refused, timeout, an invalid header). Nothing is written here; the worker
+ * records the result.
  */
 export async function sendAttempt(
-  deps: { client: OutboundHttpClient; config: WebhooksConfig },
-  webhook: PreparedWebhook,
-  delivery: { id: string; payload: string },
+  client: OutboundHttpClient,
+  target: SendTarget,
+  delivery: { messageId: string; payload: string },
   now: number,
   signal?: AbortSignal,
 ): Promise<AttemptResult> {
-  const { client, config } = deps;
   // Stored before values were checked at save time: fail with the reason rather than an opaque client error.
-  const bad = invalidHeader(webhook.headers);
+  const bad = invalidHeader(target.headers);
   if (bad) return failure('invalid_header', `Custom header ${bad.name} is not valid HTTP header text: it ${bad.problem}. Update the webhook's headers.`);
-  const { record } = webhook;
-  const body = renderBody(JSON.parse(delivery.payload) as WebhookBody, record.transform, record.transformOptions);
-  const keys = webhook.current ? [webhook.current] : [];
-  if (webhook.current && webhook.previous && webhook.previous.expiresAt > now) keys.push(webhook.previous.key);
+  const body = target.render(delivery.payload);
   const headers: Record<string, string> = {
-    ...webhook.headers,
+    ...target.headers,
     'content-type': 'application/json',
-    ...signedHeaders({ keys, messageId: delivery.id, timestampSeconds: Math.floor(now / 1000), body, headerName: config.signatureHeader }),
+    ...signedHeaders({ keys: target.keys, messageId: delivery.messageId, timestampSeconds: Math.floor(now / 1000), body, headerName: target.signatureHeader }),
   };
   const started = Date.now();
   try {
-    const res = await client.request({
-      method: 'POST',
-      url: record.url,
-      headers,
-      body,
-      timeoutMs: config.requestTimeoutMs,
-      signal,
-      maxResponseBytes: config.responseBodyMaxBytes,
-    });
+    const res = await client.request({ method: 'POST', url: target.url, headers, body, timeoutMs: target.timeoutMs, signal, maxResponseBytes: target.maxResponseBytes });
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     return {
       outcome: ok ? 'success' : 'failure',
@@ -112,5 +131,5 @@ export async function attemptDelivery(
   now: number,
   signal?: AbortSignal,
 ): Promise<AttemptResult> {
-  return sendAttempt(deps, prepareWebhook(deps.box, webhook, now), delivery, now, signal);
+  return sendAttempt(deps.client, webhookTarget(prepareWebhook(deps.box, webhook, now), deps.config, now), { messageId: delivery.id, payload: delivery.payload }, now, signal);
 }

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Queryable } from '../db/create-db.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
 import { LeaseQueue } from '../work/lease-queue.ts';
@@ -9,7 +10,12 @@ export const SENDABLE: DeliveryStatus[] = ['pending', 'retried'];
 export interface DeliveryRow {
   id: string;
   tenant_id: string;
-  webhook_id: string;
+  /** The webhook this delivery goes to; null for a scan callback. */
+  webhook_id: string | null;
+  /** The scan whose callback this delivery is (with its URL and sealed secret); null for a webhook's. */
+  scan_id: string | null;
+  target_url: string | null;
+  secret_sealed: string | null;
   event_id: number | string;
   event_kind: string;
   payload: string;
@@ -54,6 +60,20 @@ export interface NewDelivery {
   lease?: { token: string; until: number };
 }
 
+/** A finished scan's callback: its final summary, to its callback_url, signed with its secret. */
+export interface NewCallbackDelivery {
+  id: string;
+  tenantId: string;
+  scanId: string;
+  url: string;
+  secretSealed: string | null;
+  eventKind: string;
+  payload: string;
+  /** The callback schedule's length + 1 (informational: the schedule decides at each attempt). */
+  attemptsLeft: number;
+  now: number;
+}
+
 export interface NewAttempt {
   tenantId: string;
   deliveryId: string;
@@ -67,11 +87,15 @@ export interface NewAttempt {
   attemptedAt: number;
 }
 
-/** Sendable deliveries of active webhooks, by due time; a retry is the same row with a later due time. */
+/** A delivery is sendable for an active webhook, or as a scan callback (no webhook to disable it). */
+const sendableTarget = (q: Knex.QueryBuilder, db: Queryable) =>
+  void q.where((t) => t.whereIn('webhook_id', db('webhooks').select('id').where({ active: true })).orWhereNotNull('scan_id'));
+
+/** Sendable deliveries of active webhooks and scan callbacks, by due time; a retry is the same row with a later due time. */
 const deliveryQueue = new LeaseQueue({
   table: 'webhook_deliveries',
   ready: { status: SENDABLE },
-  readyWhere: (q, db) => void q.whereIn('webhook_id', db('webhooks').select('id').where({ active: true })),
+  readyWhere: sendableTarget,
   dueColumn: 'next_attempt_at',
   order: [{ column: 'next_attempt_at', order: 'asc' }],
 });
@@ -86,6 +110,15 @@ export const webhookDeliveryRepository = {
       created_at: d.now, updated_at: d.now,
     }));
     await insertBatched(db, 'webhook_deliveries', rows, (batch) => db('webhook_deliveries').insert(batch).onConflict(['webhook_id', 'event_id']).ignore());
+  },
+
+  /** A scan callback's delivery, written in the scan's finishing transaction; one per scan. */
+  async insertCallback(db: Queryable, c: NewCallbackDelivery): Promise<void> {
+    await db('webhook_deliveries').insert({
+      id: c.id, tenant_id: c.tenantId, webhook_id: null, scan_id: c.scanId, target_url: c.url, secret_sealed: c.secretSealed,
+      event_id: 0, event_kind: c.eventKind, payload: c.payload, status: 'pending', attempt_count: 0, attempts_left: c.attemptsLeft,
+      next_attempt_at: c.now, locked_by: null, locked_until: 0, created_at: c.now, updated_at: c.now,
+    });
   },
 
   /** Leases up to `limit` due deliveries of active webhooks to `token` (unique per claim); returns them. */
@@ -122,12 +155,11 @@ export const webhookDeliveryRepository = {
     return deliveryQueue.releaseMany(db, ids, token);
   },
 
-  /** Earliest due time among sendable deliveries of active webhooks (for the worker's sleep). */
+  /** Earliest due time among sendable deliveries (for the worker's sleep). */
   async nextDueAt(db: Queryable, now: number): Promise<number | null> {
-    const row = (await db('webhook_deliveries')
-      .whereIn('status', SENDABLE)
-      .where('locked_until', '<', now)
-      .whereIn('webhook_id', db('webhooks').select('id').where({ active: true }))
+    const q = db('webhook_deliveries').whereIn('status', SENDABLE).where('locked_until', '<', now);
+    sendableTarget(q, db);
+    const row = (await q
       .min({ t: 'next_attempt_at' })
       .first()) as { t: number | string | null } | undefined;
     return row?.t === null || row?.t === undefined ? null : Number(row.t);

@@ -9,7 +9,8 @@ import { PollLoop } from '../work/poll-loop.ts';
 import { claimToken } from '../work/instance-id.ts';
 import { errorMessage } from '../work/coerce-error.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-import { prepareWebhook, sendAttempt, type AttemptResult, type PreparedWebhook } from './webhook-attempt.ts';
+import { prepareWebhook, sendAttempt, webhookTarget, type AttemptResult, type PreparedWebhook, type SendTarget } from './webhook-attempt.ts';
+import { callbackTarget, type CallbackSettings } from './scan-callback-target.ts';
 import { type AttemptObserver, AttemptRecorder } from './webhook-attempt-recorder.ts';
 
 export interface DeliveryWorkerDeps {
@@ -18,6 +19,8 @@ export interface DeliveryWorkerDeps {
   client: OutboundHttpClient;
   box: SecretBox;
   config: WebhooksConfig;
+  /** Scan callbacks' timeout and retry schedule (`scans.callbacks`); default: the webhooks'. */
+  callbacks?: CallbackSettings;
   logger: Logger;
   /** Injectable clock (tests); epoch ms. */
   now?: () => number;
@@ -25,12 +28,15 @@ export interface DeliveryWorkerDeps {
   onAttempt?: AttemptObserver;
 }
 
-/** A claimed row waiting for a slot, with its webhook opened once for the whole claim (or why it could not be). */
+/**
+ * A claimed row waiting for a slot, with its webhook opened once for the whole claim (or
+ * why it could not be); a scan callback's row has no webhook and opens its own secret.
+ */
 interface Claimed {
   row: DeliveryRow;
   token: string;
-  record: WebhookRecord;
-  webhook: PreparedWebhook | Error;
+  record: WebhookRecord | null;
+  webhook: PreparedWebhook | Error | null;
 }
 
 /**
@@ -44,11 +50,14 @@ interface Claimed {
  * the queue can never let the lease run out under a request in flight. A slot is freed
  * as soon as the HTTP exchange ends; the outcome is written by the recorder, in bulk,
  * with the row still leased until then. Retries are rows with a due time: they survive
- * restarts, and whichever process is running claims them when they fall due.
+ * restarts, and whichever process is running claims them when they fall due. Scan
+ * callbacks are rows of the same queue (scan-callback-target.ts): same claim, lease,
+ * signing and recording, with their own URL, secret and retry schedule.
  */
 export class WebhookDeliveryWorker {
   readonly #d: DeliveryWorkerDeps;
   readonly #now: () => number;
+  readonly #callbacks: CallbackSettings;
   readonly #recorder: AttemptRecorder;
   readonly #tasks = new Set<Promise<void>>();
   readonly #loop: PollLoop;
@@ -61,7 +70,8 @@ export class WebhookDeliveryWorker {
   constructor(deps: DeliveryWorkerDeps) {
     this.#d = deps;
     this.#now = deps.now ?? Date.now;
-    this.#recorder = new AttemptRecorder(deps.outbox, deps.config, deps.logger, this.#now, (id) => this.#dropQueued((c) => c.row.webhook_id === id), deps.onAttempt);
+    this.#callbacks = deps.callbacks ?? deps.config;
+    this.#recorder = new AttemptRecorder(deps.outbox, deps.config, deps.logger, this.#now, this.#callbacks, (id) => this.#dropQueued((c) => c.row.webhook_id === id), deps.onAttempt);
     this.#loop = new PollLoop({
       round: () => this.#round(),
       intervalMs: deps.config.workerPollIntervalMs,
@@ -102,9 +112,9 @@ export class WebhookDeliveryWorker {
     return rows.length;
   }
 
-  /** The rows with their webhooks, each webhook opened once; rows of deleted webhooks are left out. */
+  /** The rows with their webhooks, each webhook opened once; rows of deleted webhooks are left out, scan callbacks kept. */
   async #prepare(rows: DeliveryRow[], token: string): Promise<Claimed[]> {
-    const hooks = await webhookRepository.findByIds(this.#d.db, [...new Set(rows.map((r) => r.webhook_id))]);
+    const hooks = await webhookRepository.findByIds(this.#d.db, [...new Set(rows.flatMap((r) => (r.webhook_id ? [r.webhook_id] : [])))]);
     const prepared = new Map<string, PreparedWebhook | Error>();
     const now = this.#now();
     for (const [id, hook] of hooks) {
@@ -114,7 +124,8 @@ export class WebhookDeliveryWorker {
         prepared.set(id, err instanceof Error ? err : new Error(String(err)));
       }
     }
-    return rows.flatMap((row) => {
+    return rows.flatMap((row): Claimed[] => {
+      if (!row.webhook_id) return [{ row, token, record: null, webhook: null }];
       const record = hooks.get(row.webhook_id);
       return record ? [{ row, token, record, webhook: prepared.get(row.webhook_id)! }] : [];
     });
@@ -201,8 +212,7 @@ export class WebhookDeliveryWorker {
     const startedAt = this.#now();
     let result: AttemptResult;
     try {
-      if (webhook instanceof Error) throw webhook;
-      result = await sendAttempt(this.#d, webhook, row, startedAt, this.#abort.signal);
+      result = await sendAttempt(this.#d.client, this.#target(row, webhook, startedAt), { messageId: row.scan_id ?? row.id, payload: row.payload }, startedAt, this.#abort.signal);
     } catch (err) {
       // A secret or header blob that cannot be opened (wrong key configured): a failed attempt, not a crash.
       result = { outcome: 'failure', responseCode: null, durationMs: 0, errorCode: 'secret_unavailable', errorMessage: errorMessage(err, 300), responseBody: null };
@@ -218,5 +228,12 @@ export class WebhookDeliveryWorker {
       return;
     }
     await this.#recorder.record({ row, webhook: record, token, result, startedAt });
+  }
+
+  /** Where the row goes: its webhook, or its scan's callback (webhook-id = the scan's id, as the spec's callbacks always had). */
+  #target(row: DeliveryRow, webhook: PreparedWebhook | Error | null, now: number): SendTarget {
+    if (webhook instanceof Error) throw webhook;
+    if (webhook) return webhookTarget(webhook, this.#d.config, now);
+    return callbackTarget(this.#d.box, row, this.#callbacks, this.#d.config);
   }
 }

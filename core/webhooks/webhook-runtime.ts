@@ -27,7 +27,7 @@ export interface WebhookRuntime {
 
 export function createWebhookRuntime(deps: { config: Config; db: Db; bus: EventBus; outbox: Outbox; logger: Logger; outbound: OutboundHttpClient; secretBox: SecretBox; now?: () => number; onAttempt?: AttemptObserver }): WebhookRuntime {
   const { config, db, bus, outbox, logger, outbound, secretBox } = deps;
-  const worker = new WebhookDeliveryWorker({ db, outbox, client: outbound, box: secretBox, config: config.webhooks, logger, now: deps.now, onAttempt: deps.onAttempt });
+  const worker = new WebhookDeliveryWorker({ db, outbox, client: outbound, box: secretBox, config: config.webhooks, callbacks: config.scans.callbacks, logger, now: deps.now, onAttempt: deps.onAttempt });
   const dispatcher = new WebhookDispatcher({ db, bus, logger, config, onDeliveries: () => worker.wake() });
   let started = false;
   return {

@@ -73,11 +73,14 @@ test.serial('delivered or failed scan callbacks past retention are deleted; pend
     t.is(scan.statusCode, 201, scan.raw);
     scanIds.push(scan.body.data.scan_id);
   }
+  // Scan callbacks are deliveries of the webhook queue that name a scan (migration 020).
   const callback = (scanId: string, status: string, ageDays: number) => ({
-    scan_id: scanId, tenant_id: 'ten_x', url: 'https://127.0.0.1:9/cb', payload: '{}', status, attempts: 1, next_attempt_at: 0, created_at: NOW - ageDays * DAY, updated_at: NOW - ageDays * DAY,
+    id: `dlv_cb_${scanId}`, tenant_id: 'ten_x', webhook_id: null, scan_id: scanId, target_url: 'https://127.0.0.1:9/cb', event_id: 0, event_kind: 'scan.completed', payload: '{}',
+    status, attempt_count: 1, attempts_left: 0, next_attempt_at: 0, created_at: NOW - ageDays * DAY, updated_at: NOW - ageDays * DAY,
   });
-  await t0.ctx.db('scan_callbacks').insert([callback(scanIds[0]!, 'delivered', 40), callback(scanIds[1]!, 'pending', 40), callback(scanIds[2]!, 'failed', 2)]);
+  await t0.ctx.db('webhook_deliveries').insert([callback(scanIds[0]!, 'delivered', 40), callback(scanIds[1]!, 'pending', 40), callback(scanIds[2]!, 'failed', 2)]);
   const removed = await new RetentionSweeper(t0.ctx.db, config, createLogger('silent')).sweepOnce(NOW);
   t.is(removed.scanCallbacks, 1);
-  t.deepEqual((await t0.ctx.db('scan_callbacks').whereIn('scan_id', scanIds).orderBy('scan_id').pluck('scan_id')).sort(), [scanIds[1], scanIds[2]].sort());
+  t.is(removed.webhookDeliveries, 0, 'callbacks keep their own retention');
+  t.deepEqual((await t0.ctx.db('webhook_deliveries').whereIn('scan_id', scanIds).pluck('scan_id')).sort(), [scanIds[1], scanIds[2]].sort());
 });

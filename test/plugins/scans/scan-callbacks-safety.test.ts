@@ -33,6 +33,8 @@ test.before(async () => {
   cpSync(FIXTURE, join(pluginDir, 'node_modules', 'rampart-scanner-fixture'), { recursive: true });
   t0 = await createTestApp({
     outbound: { caCerts: [ca.certPem] },
+    // Retries at once (the schedule's delays are the worker's, tested in core/webhooks), at most 3 attempts.
+    scans: { callbacks: { retryScheduleSeconds: [0, 0] } },
     plugins: {
       builtin: [],
       baseDir: pluginDir,
@@ -43,6 +45,8 @@ test.before(async () => {
     },
   });
   await t0.ctx.background.scans.start(['worker']);
+  // Callbacks are deliveries of the webhook queue: its worker sends them.
+  await t0.ctx.background.webhooks.start();
   receiver = await startHttpsReceiver();
 });
 test.after.always(async () => {
@@ -87,13 +91,43 @@ test('callback_url receives the final summary, signed, and is retried after a fa
   t.is(second!.headers['x-svc-signature'], expected);
   t.is(second!.headers['webhook-id'], scanId);
   t.truthy(second!.headers['webhook-signature']);
-  let row = await t0.ctx.db('scan_callbacks').where({ scan_id: scanId }).first();
-  for (let i = 0; i < 100 && row.status === 'pending'; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    row = await t0.ctx.db('scan_callbacks').where({ scan_id: scanId }).first();
+  const row = await callbackRow(scanId, (r) => r.status !== 'pending' && r.status !== 'retried');
+  t.like(row, { status: 'delivered', attempt_count: 2, webhook_id: null, target_url: url });
+  const attempts = await t0.ctx.db('webhook_attempts').where({ delivery_id: row.id }).orderBy('attempt_number');
+  t.deepEqual(attempts.map((a) => [a.outcome, a.response_code]), [['failure', 503], ['success', 200]]);
+});
+
+/** The scan's callback delivery once `done` holds for it. */
+async function callbackRow(scanId: string, done: (row: Record<string, unknown>) => boolean): Promise<Record<string, any>> {
+  let row = await t0.ctx.db('webhook_deliveries').where({ scan_id: scanId }).first();
+  for (let i = 0; i < 200 && (!row || !done(row)); i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    row = await t0.ctx.db('webhook_deliveries').where({ scan_id: scanId }).first();
   }
-  t.is(row.status, 'delivered');
-  t.is(row.attempts, 2);
+  return row;
+}
+
+test('a callback that keeps failing stops after the callback schedule, and no webhook listing shows it', async (t) => {
+  const { token } = await t0.tenant();
+  const failing = await startHttpsReceiver();
+  t.teardown(() => failing.close());
+  failing.respond(() => ({ status: 500 }));
+  // The tenant also has a webhook whose delivery list must not show the callback.
+  const hook = await t0.request('POST', '/api/webhooks', { token, payload: { name: 'h', url: `${failing.origin}/hook`, events: ['asset.created'] } });
+  t.is(hook.statusCode, 201, hook.raw);
+  const asset = await t0.request('POST', '/api/assets', { token, payload: { name: '192.0.2.82', type: 'ip' } });
+  const res = await t0.request('POST', '/api/scan/create', { token, payload: { asset_id: asset.body.data.id, scan_type: 'web_app', callback_url: `${failing.origin}/cb` } });
+  t.is(res.statusCode, 201, res.raw);
+  const scanId = res.body.data.scan_id;
+  const row = await callbackRow(scanId, (r) => r.status === 'failed');
+  t.like(row, { status: 'failed', attempt_count: 3, next_attempt_at: null, last_response_code: 500 });
+  t.is(failing.requests.filter((r) => r.path === '/cb').length, 3, 'the first attempt and the schedule\'s two retries');
+  const listed = await t0.request('GET', `/api/webhooks/${hook.body.data.id}/deliveries`, { token });
+  t.is(listed.statusCode, 200);
+  t.false(listed.body.data.some((d: { id: string }) => d.id === row.id), 'a callback is no delivery of the webhook');
+  t.is((await t0.request('GET', `/api/webhooks/${hook.body.data.id}/deliveries/${row.id}`, { token })).statusCode, 404);
+  t.is((await t0.request('POST', `/api/webhooks/${hook.body.data.id}/deliveries/${row.id}/retry`, { token })).statusCode, 404);
+  t.false(JSON.stringify(listed.body).includes(res.body.data.callback_secret));
 });
 
 test('a callback_url the SSRF rules refuse is a 400', async (t) => {
