@@ -13,13 +13,14 @@ import { IMPORT_FORMATS, isSkipped, type ImportFormat, type ReaderLimits, type R
 import { spoolUpload } from './import-spool.ts';
 import { resolveTargets, targetsKey, type SeenTargets, type TargetMapping } from './import-targets.ts';
 import { readBandit } from './bandit-reader.ts';
+import { readGitleaks } from './gitleaks-reader.ts';
 import { readNmap } from './nmap-reader.ts';
 import { readNuclei } from './nuclei-reader.ts';
 import { readSarif } from './sarif-reader.ts';
 import { readZap } from './zap-reader.ts';
 
-const READERS: Record<ImportFormat, ResultReader> = { sarif: readSarif, nuclei: readNuclei, zap: readZap, nmap: readNmap, bandit: readBandit };
-const LABEL: Record<ImportFormat, string> = { sarif: 'SARIF file', nuclei: 'nuclei JSONL file', zap: 'ZAP JSON report', nmap: 'nmap XML report', bandit: 'bandit JSON report' };
+const READERS: Record<ImportFormat, ResultReader> = { sarif: readSarif, nuclei: readNuclei, zap: readZap, nmap: readNmap, bandit: readBandit, gitleaks: readGitleaks };
+const LABEL: Record<ImportFormat, string> = { sarif: 'SARIF file', nuclei: 'nuclei JSONL file', zap: 'ZAP JSON report', nmap: 'nmap XML report', bandit: 'bandit JSON report', gitleaks: 'gitleaks JSON report' };
 
 export interface ImportRequest {
   tenantId: string;

@@ -33,7 +33,7 @@ export function importRoutes(ctx: AppContext): ServerRoute[] {
       options: {
         auth: { access: { scope: ['findings:write'] } },
         tags: ['api', 'findings'],
-        description: 'Import another tool\'s results (SARIF, nuclei, ZAP, nmap XML, bandit JSON) as findings',
+        description: 'Import another tool\'s results (SARIF, nuclei, ZAP, nmap XML, bandit and gitleaks JSON) as findings',
         notes: [
           'The body is the tool\'s own file, unchanged (any of ' + CONTENT_TYPES.join(', ') + '); the query says which tool wrote it (or, without `format`, Rampart tells it from the file and says so in `format_detected`) and which asset each result belongs to: `asset_id` for all, `map=<target>=<asset id>` (repeatable) per target, and/or `map_by_name=true` to use the tenant\'s asset named like the target. Every result needs an asset, or nothing is imported (400 unmapped_target, listing them).',
           'The whole file is validated before anything is written: another format (400 import_format_mismatch), a file whose tool cannot be told without `format` (400 import_format_unknown), a malformed file or one that breaks the format (SARIF: the official 2.1.0 schema) is a 400 invalid_import_file whose `details[0].field` names the JSON path (`$.runs[0].results[3].level`) or the line (`line 17`, `line 12, column 7` for malformed JSON or XML), and nothing changes. An unknown asset is a 400 unknown_asset, a scan_id not of the tenant a 404, a scan of another asset 400 scan_asset_mismatch.',

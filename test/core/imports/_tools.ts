@@ -1,6 +1,9 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test, { type TestFn } from 'ava';
@@ -11,10 +14,28 @@ const run = promisify(execFile);
  * `test`, or `test.skip` with the reason printed when the tool is not installed; with
  * RAMPART_REQUIRE_SERVICES=1 (CI, which installs it: .ci/run) the test runs and fails instead.
  */
-export function withTool(tool: string, versionArgs: string[], what: string): TestFn {
-  const available = spawnSync(tool, versionArgs, { encoding: 'utf8' }).status === 0;
-  if (!available) console.log(`${what} skipped: ${tool} is not installed (apt-get install -y ${tool})${process.env.RAMPART_REQUIRE_SERVICES ? '; RAMPART_REQUIRE_SERVICES=1 makes it fail instead' : ''}`);
+export function withTool(tool: string, versionArgs: string[], what: string, install = `apt-get install -y ${tool}`): TestFn | TestFn['skip'] {
+  const [command, ...args] = tool === 'gitleaks' ? GITLEAKS : [tool];
+  const available = spawnSync(command!, [...args, ...versionArgs], { encoding: 'utf8' }).status === 0;
+  if (!available) console.log(`${what} skipped: ${tool} is not installed (${install})${process.env.RAMPART_REQUIRE_SERVICES ? '; RAMPART_REQUIRE_SERVICES=1 makes it fail instead' : ''}`);
   return available || process.env.RAMPART_REQUIRE_SERVICES ? test : test.skip;
+}
+
+/**
+ * gitleaks: a native `gitleaks` on PATH, else the WebAssembly build .ci/run unpacks
+ * (RAMPART_GITLEAKS, run by this node; Debian has no gitleaks package).
+ */
+const GITLEAKS = process.env.RAMPART_GITLEAKS ? [process.execPath, process.env.RAMPART_GITLEAKS] : ['gitleaks'];
+
+/** gitleaks' JSON report of a folder, secrets unredacted (gitleaks' default): what a user may upload. */
+export async function gitleaksJson(dir: string): Promise<string> {
+  const report = join(dir, '..', `${basename(dir)}-gitleaks.json`);
+  await run(GITLEAKS[0]!, [...GITLEAKS.slice(1), 'dir', '.', '--no-banner', '--log-level', 'error', '--exit-code', '0', '--report-format', 'json', '--report-path', report], { cwd: dir, encoding: 'utf8' });
+  try {
+    return readFileSync(report, 'utf8');
+  } finally {
+    rmSync(report, { force: true });
+  }
 }
 
 /** The purpose-built Python sample bandit is run over (test/fixtures/imports/samples/bandit). */
@@ -75,4 +96,22 @@ export async function nmapXml(target: NmapTarget): Promise<{ services: string; s
     run('nmap', ['-p', String(target.httpPort), '--script', '+http-title,+http-git,+http-vuln-cve2011-3192', ...common], { encoding: 'utf8' }),
   ]);
   return { services: services.stdout, scripts: scripts.stdout };
+}
+
+/** Random characters from `alphabet`. */
+function drawn(alphabet: string, n: number): string {
+  return [...randomBytes(n)].map((b) => alphabet[b % alphabet.length]).join('');
+}
+
+/**
+ * The gitleaks sample (test/fixtures/imports/samples/gitleaks/settings.py.in) written into
+ * `dir` with secrets of the right shapes drawn at random; returns them.
+ */
+export function writeLeakySample(dir: string): string[] {
+  const upper = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const alnum = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const secrets = { AWS_ACCESS_KEY_ID: `AKIA${drawn(upper, 16)}`, GITHUB_TOKEN: `ghp_${drawn(alnum, 36)}`, API_KEY: drawn(alnum, 40) };
+  const template = readFileSync(new URL('../../fixtures/imports/samples/gitleaks/settings.py.in', import.meta.url), 'utf8');
+  writeFileSync(join(dir, 'settings.py'), template.replace(/\{\{(\w+)\}\}/g, (_, k: keyof typeof secrets) => secrets[k]));
+  return Object.values(secrets);
 }
