@@ -118,7 +118,7 @@ function portResults(port: XmlElement, where: string, host: Host, run: Run): Rea
   return [open, ...scripts];
 }
 
-function hostOf(el: XmlElement, index: number, run: Run): Host {
+function hostFrom(el: XmlElement, index: number, run: Run): Host {
   const xpath = `/nmaprun/host[${index}]`;
   const addresses = childrenNamed(el, 'address').filter((a) => a.attrs.addrtype === 'ipv4' || a.attrs.addrtype === 'ipv6').map((a) => a.attrs.addr ?? '').filter(Boolean);
   if (!addresses.length) invalid(`line ${el.line}`, 'the <host> has no IPv4 or IPv6 <address>');
@@ -140,7 +140,7 @@ export async function* readNmap(text: TextSource, limits: ReaderLimits): AsyncGe
     if (walker.rootName !== 'nmaprun') break;
     index += 1;
     const run = { version: walker.rootAttrs.version ?? null, start: epochMs(walker.rootAttrs.start) };
-    const host = hostOf(el, index, run);
+    const host = hostFrom(el, index, run);
     const ports = childrenNamed(childNamed(el, 'ports'), 'port');
     for (const [i, port] of ports.entries()) yield* portResults(port, `${host.xpath}/ports/port[${i + 1}]`, host, run);
     const hostScripts = childrenNamed(childNamed(el, 'hostscript'), 'script');

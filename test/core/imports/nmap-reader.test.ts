@@ -77,3 +77,12 @@ test('closed ports, failed scripts and NOT VULNERABLE entries are skipped; a CVS
   t.like(vuln!.score, { severity: 'critical', cvss: 9.8, cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', basis: 'vector' });
   t.like(vuln!.evidence, { risk_factor: 'High', scores: 'CVSSv3: 9.8 (CRITICAL) (CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H)' });
 });
+
+test('entities a DTD declares are neither fetched nor expanded (no XXE, no entity bombs)', async (t) => {
+  for (const dtd of ['<!ENTITY x SYSTEM "file:///etc/passwd">', '<!ENTITY x "lol">']) {
+    const doc = `<?xml version="1.0"?>\n<!DOCTYPE nmaprun [${dtd}]>\n<nmaprun><host><address addr="10.0.0.1" addrtype="ipv4"/><ports><port protocol="tcp" portid="80"><state state="open"/><script id="x" output="&x;"/></port></ports></host></nmaprun>`;
+    const err = await t.throwsAsync(readAll(readNmap, doc), { instanceOf: ImportFileError });
+    t.regex(err!.message, /undefined entity/i);
+    t.regex(err!.where!, /^line 3, column \d+$/);
+  }
+});
