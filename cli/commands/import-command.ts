@@ -4,7 +4,7 @@ import { IMPORT_FORMATS } from '../../core/imports/import-result.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { print, type OutputOptions } from '../output.ts';
 
-const CONTENT_TYPE: Record<string, string> = { sarif: 'application/sarif+json', nuclei: 'application/x-ndjson', zap: 'application/json' };
+const CONTENT_TYPE: Record<string, string> = { sarif: 'application/sarif+json', nuclei: 'application/x-ndjson', zap: 'application/json', nmap: 'application/xml', bandit: 'application/json', gitleaks: 'application/json' };
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

@@ -3,7 +3,7 @@ import type { FindingStatus } from '../domain/finding-status.ts';
 import type { ImportScore } from './import-score.ts';
 
 /** The tools whose result files Rampart reads (POST /api/findings/import?format=…). */
-export const IMPORT_FORMATS = ['sarif', 'nuclei', 'zap'] as const;
+export const IMPORT_FORMATS = ['sarif', 'nuclei', 'zap', 'nmap', 'bandit', 'gitleaks'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /**

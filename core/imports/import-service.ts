@@ -9,21 +9,25 @@ import type { Logger } from '../logger.ts';
 import { headOf, sniffFormat } from './format-sniff.ts';
 import { ImportFileError } from './import-file-error.ts';
 import { ingestBatch, type Mapped } from './import-ingest.ts';
-import { isSkipped, type ImportFormat, type ReaderLimits, type ReaderOutcome, type ReadResult, type ResultReader, type TextSource } from './import-result.ts';
+import { IMPORT_FORMATS, isSkipped, type ImportFormat, type ReaderLimits, type ReaderOutcome, type ReadResult, type ResultReader, type TextSource } from './import-result.ts';
 import { spoolUpload } from './import-spool.ts';
 import { resolveTargets, targetsKey, type SeenTargets, type TargetMapping } from './import-targets.ts';
+import { readBandit } from './bandit-reader.ts';
+import { readGitleaks } from './gitleaks-reader.ts';
+import { readNmap } from './nmap-reader.ts';
 import { readNuclei } from './nuclei-reader.ts';
 import { readSarif } from './sarif-reader.ts';
 import { readZap } from './zap-reader.ts';
 
-const READERS: Record<ImportFormat, ResultReader> = { sarif: readSarif, nuclei: readNuclei, zap: readZap };
-const LABEL: Record<ImportFormat, string> = { sarif: 'SARIF file', nuclei: 'nuclei JSONL file', zap: 'ZAP JSON report' };
+const READERS: Record<ImportFormat, ResultReader> = { sarif: readSarif, nuclei: readNuclei, zap: readZap, nmap: readNmap, bandit: readBandit, gitleaks: readGitleaks };
+const LABEL: Record<ImportFormat, string> = { sarif: 'SARIF file', nuclei: 'nuclei JSONL file', zap: 'ZAP JSON report', nmap: 'nmap XML report', bandit: 'bandit JSON report', gitleaks: 'gitleaks JSON report' };
 
 export interface ImportRequest {
   tenantId: string;
   /** User id, or token id for a token without a user. */
   actor: string;
-  format: ImportFormat;
+  /** The tool that wrote the file; null: told from the file itself (format-sniff.ts). */
+  format: ImportFormat | null;
   body: Readable;
   mapping: TargetMapping;
   scanId: string | null;
@@ -31,6 +35,8 @@ export interface ImportRequest {
 
 export interface ImportSummary {
   format: ImportFormat;
+  /** Whether `format` was told from the file because the caller gave none. */
+  format_detected: boolean;
   /** Results in the file, skipped ones included. */
   results: number;
   created: number;
@@ -82,21 +88,26 @@ export class ImportService {
     const spool = await spoolUpload(request.body, { dir: this.#config.spoolDir, maxBytes: this.#config.maxBytes });
     try {
       const looksLike = sniffFormat(await headOf(spool.text));
-      if (looksLike && looksLike !== request.format) {
+      if (!request.format && !looksLike) {
+        throw new InputError(`Rampart cannot tell which tool wrote this file: send it with format=${IMPORT_FORMATS.join('|')}. Nothing was imported.`, 'import_format_unknown');
+      }
+      if (request.format && looksLike && looksLike !== request.format) {
         throw new InputError(`This looks like a ${LABEL[looksLike]}, not a ${LABEL[request.format]}: send it with format=${looksLike}. Nothing was imported.`, 'import_format_mismatch', { detected_format: looksLike });
       }
-      const reader = READERS[request.format];
+      const format = request.format ?? looksLike!;
+      const reader = READERS[format];
       // With one asset_id for everything, targets decide nothing: they are not collected, so
       // a file of 100k distinct URLs is planned in constant memory.
       const single = request.mapping.assetId && !request.mapping.byName && Object.keys(request.mapping.map).length === 0;
-      let plan = await this.#plan(request.format, reader, spool.text, undefined, looksLike, Boolean(single));
-      if (!plan.outcome.complete) plan = await this.#plan(request.format, reader, spool.text, plan.outcome.context, looksLike, Boolean(single));
+      let plan = await this.#plan(format, reader, spool.text, undefined, looksLike, Boolean(single));
+      if (!plan.outcome.complete) plan = await this.#plan(format, reader, spool.text, plan.outcome.context, looksLike, Boolean(single));
       const { assetOf, assets } = await resolveTargets(this.#db, request.tenantId, request.mapping, plan.targets.values(), request.scanId);
-      const summary = await this.#write(request, reader, spool.text, plan, assetOf, Boolean(single));
+      const summary = await this.#write({ ...request, format }, reader, spool.text, plan, assetOf, Boolean(single));
+      summary.format_detected = !request.format;
       const perAsset = new Map<string, number>();
       for (const [key, seen] of plan.targets) perAsset.set(assetOf.get(key)!, (perAsset.get(assetOf.get(key)!) ?? 0) + seen.results);
       summary.assets = [...perAsset].map(([id, results]) => ({ id, name: assets.get(id)?.name ?? id, results }));
-      this.#logger.info({ tenant_id: request.tenantId, format: request.format, bytes: spool.bytes, results: summary.results, created: summary.created, seen_again: summary.seen_again, reopened: summary.reopened, ms: Date.now() - started }, 'findings imported');
+      this.#logger.info({ tenant_id: request.tenantId, format, format_detected: !request.format, bytes: spool.bytes, results: summary.results, created: summary.created, seen_again: summary.seen_again, reopened: summary.reopened, ms: Date.now() - started }, 'findings imported');
       return summary;
     } finally {
       await spool.dispose();
@@ -128,9 +139,9 @@ export class ImportService {
   }
 
   /** Reads the file again and writes it, batch by batch. */
-  async #write(request: ImportRequest, reader: ResultReader, text: TextSource, plan: Plan, assetOf: Map<string, string>, single: boolean): Promise<ImportSummary> {
+  async #write(request: ImportRequest & { format: ImportFormat }, reader: ResultReader, text: TextSource, plan: Plan, assetOf: Map<string, string>, single: boolean): Promise<ImportSummary> {
     const skipped = Object.values(plan.skipped).reduce((a, b) => a + b, 0);
-    const summary: ImportSummary = { format: request.format, results: plan.results, created: 0, seen_again: 0, reopened: 0, duplicates: 0, skipped, skipped_reasons: plan.skipped, assets: [] };
+    const summary: ImportSummary = { format: request.format, format_detected: false, results: plan.results, created: 0, seen_again: 0, reopened: 0, duplicates: 0, skipped, skipped_reasons: plan.skipped, assets: [] };
     const ctx = { tenantId: request.tenantId, actor: request.actor, scanId: request.scanId, now: Date.now(), findings: this.#findings, outbox: this.#outbox };
     let batch: Mapped[] = [];
     const flush = async () => {

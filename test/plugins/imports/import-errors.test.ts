@@ -132,7 +132,11 @@ test('scope, size and count limits', async (t) => {
   t.like(badQuery.body.error, { code: 'validation_failed' });
   const badMap = await upload(writer, 'format=nuclei&map=nuclei-example.com', NUCLEI);
   t.like(badMap.body.error, { code: 'validation_failed' });
+  const html = await upload(writer, `format=zap&asset_id=${assetId}`, '<html></html>', 'text/html');
+  t.is(html.statusCode, 415);
+  // XML is accepted for nmap's reports; ZAP's XML report is not its JSON one.
   const xml = await upload(writer, `format=zap&asset_id=${assetId}`, '<OWASPZAPReport/>', 'application/xml');
-  t.is(xml.statusCode, 415);
+  t.like(xml.body.error, { code: 'invalid_import_file' });
+  t.is(xml.body.error.details[0].field, 'line 1, column 1');
   t.is((await footprint(tenantId)).findings, 0);
 });
