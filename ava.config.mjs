@@ -22,7 +22,7 @@ export default {
     ? databaseTestFiles(process.cwd(), testFiles('test')).filter((f) => !f.startsWith('test/console/') || f === 'test/console/every-page.test.ts')
     : ['test/**/*.test.ts'],
   extensions: { ts: 'module' },
-  nodeArguments: ['--no-node-snapshot', '--import=tsx', '--import=./test/_helpers/harness/file-times.mjs'],
+  nodeArguments: ['--no-node-snapshot', '--import=./test/_helpers/harness/typescript-loader.mjs', '--import=./test/_helpers/harness/file-times.mjs'],
   workerThreads: false,
   timeout: '3m',
   concurrency: 2,
