@@ -6,6 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { databaseTestFiles } from './test/_helpers/harness/database-files.mjs';
+import { slowestFirst } from './test/_helpers/harness/file-order.mjs';
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -21,8 +22,9 @@ export default {
   files: databaseOnly
     ? databaseTestFiles(process.cwd(), testFiles('test')).filter((f) => !f.startsWith('test/console/') || f === 'test/console/every-page.test.ts')
     : ['test/**/*.test.ts'],
+  sortTestFiles: slowestFirst(),
   extensions: { ts: 'module' },
-  nodeArguments: ['--no-node-snapshot', '--import=tsx', '--import=./test/_helpers/harness/file-times.mjs'],
+  nodeArguments: ['--no-node-snapshot', '--import=./test/_helpers/harness/typescript-loader.mjs', '--import=./test/_helpers/harness/file-times.mjs'],
   workerThreads: false,
   timeout: '3m',
   concurrency: 2,

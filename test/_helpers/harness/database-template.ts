@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import mysql from 'mysql2/promise';
+import type { Connection } from 'mysql2/promise';
 import { createDb, mysqlConnection } from '../../../core/db/create-db.ts';
 import { migrateLatest } from '../../../core/db/migrate.ts';
 import { migrations } from '../../../core/db/migrations/index.ts';
@@ -72,9 +72,13 @@ interface MysqlTemplate {
   copies: string[];
 }
 
-/** A connection to the server of `base`, outside any database (knex's settings; their types differ only in `flags`). */
-function serverConnection(base: string, multipleStatements = false): Promise<mysql.Connection> {
+/**
+ * A connection to the server of `base`, outside any database (knex's settings; their types differ
+ * only in `flags`). mysql2 is imported here, on first use: the SQLite pass never loads its modules.
+ */
+async function serverConnection(base: string, multipleStatements = false): Promise<Connection> {
   const { host, port, user, password, charset, timezone } = mysqlConnection(base);
+  const { default: mysql } = await import('mysql2/promise');
   return mysql.createConnection({ host, port, user, password, charset, timezone, multipleStatements });
 }
 
@@ -150,7 +154,7 @@ async function ensureMysqlTemplate(base: string): Promise<MysqlTemplate> {
 }
 
 /** Whether every migration is recorded in the template and none holds knex's lock. */
-async function mysqlTemplateComplete(conn: mysql.Connection, template: string): Promise<boolean> {
+async function mysqlTemplateComplete(conn: Connection, template: string): Promise<boolean> {
   const [present] = (await conn.query('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ? AND table_name IN (?, ?)', [template, 'knex_migrations', 'knex_migrations_lock'])) as unknown as [Array<{ name: string }>];
   if (present.length < 2) return false;
   const [applied] = (await conn.query(`SELECT name FROM \`${template}\`.knex_migrations`)) as unknown as [Array<{ name: string }>];

@@ -4,6 +4,12 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
+/**
+ * Node's flags for a process that runs the TypeScript sources, as the test processes do
+ * (typescript-loader.mjs: tsx's work without its per-module cost; `npm run dev` uses tsx).
+ */
+export const SOURCE_NODE_ARGS = ['--no-node-snapshot', `--import=${new URL('./typescript-loader.mjs', import.meta.url).href}`];
+
 /** A TCP port that was free a moment ago on 127.0.0.1. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -24,9 +30,9 @@ export interface Service {
   exited: Promise<number | null>;
 }
 
-/** Starts the service from the sources (`npm run dev`'s command) with the given environment and arguments (e.g. `--role`). */
+/** Starts the service from the sources (`npm run dev`'s entry point) with the given environment and arguments (e.g. `--role`). */
 export function startService(env: Record<string, string>, args: string[] = []): Service {
-  return watch(spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'core/main.ts', ...args], {
+  return watch(spawn(process.execPath, [...SOURCE_NODE_ARGS, 'core/main.ts', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

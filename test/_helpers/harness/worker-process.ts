@@ -1,7 +1,7 @@
 // A real Rampart worker PROCESS (`npm start -- --role worker`'s entry point and node
 // flags) on a test app's database: the one thing the crash harness kills with SIGKILL.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ROOT } from './spawn-service.ts';
+import { ROOT, SOURCE_NODE_ARGS } from './spawn-service.ts';
 import { eventually } from './eventually.ts';
 
 export interface WorkerProcess {
@@ -34,7 +34,7 @@ export function configEnv(overrides: Tree, prefix = 'RAMPART'): Record<string, s
 
 /** Starts a worker-role process with NODE_ENV=test, the database and the given config overrides. */
 export function startWorker(databaseUrl: string, overrides: Tree = {}): WorkerProcess {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'core/main.ts', '--role', 'worker'], {
+  const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'core/main.ts', '--role', 'worker'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
