@@ -108,3 +108,25 @@ export const findingIngestRepository = {
     await insertBatched(db, 'finding_cves', cves, (batch) => db('finding_cves').insert(batch).onConflict(['finding_id', 'cve']).ignore());
   },
 };
+
+/** A source as the detail view reads it. */
+export interface SourceDetailRow {
+  rule_id: string;
+  location: string;
+  first_origin: string;
+  last_origin: string;
+  first_seen: number;
+  last_seen: number;
+  matched_on: string | null;
+}
+
+export const findingSourceReads = {
+  async sourcesOf(db: Queryable, findingId: string): Promise<SourceDetailRow[]> {
+    return (await db('finding_sources').where({ finding_id: findingId }).orderBy('id', 'asc')
+      .select('rule_id', 'location', 'first_origin', 'last_origin', 'first_seen', 'last_seen', 'matched_on')) as SourceDetailRow[];
+  },
+
+  async keysOf(db: Queryable, findingId: string): Promise<Array<{ kind: KeyKind; value: string }>> {
+    return (await db('finding_keys').where({ finding_id: findingId }).orderBy([{ column: 'kind' }, { column: 'value' }]).select('kind', 'value')) as Array<{ kind: KeyKind; value: string }>;
+  },
+};

@@ -109,6 +109,22 @@ export const findingRecordSchema = findingListItemSchema
   })
   .label('FindingRecord');
 
+const fingerprintKeySchema = Joi.object({
+  kind: Joi.string().valid('rule', 'cve', 'cwe_location').required(),
+  value: Joi.string().allow('').required(),
+}).label('FingerprintKey');
+
+const findingSourceSchema = Joi.object({
+  tool: Joi.string().allow('').required(),
+  rule_id: Joi.string().allow('').required().description('The tool\'s own id: check, template, rule or alert.'),
+  location: Joi.string().allow('').required(),
+  first_origin: Joi.string().required().description('`scan:<id>`, `import:<start time>`, or `import` for findings imported before sources were kept.'),
+  last_origin: Joi.string().required(),
+  first_seen: iso.required(),
+  last_seen: iso.required(),
+  matched_on: Joi.array().items(fingerprintKeySchema).allow(null).required().description('The keys it shared with the finding when it joined; null for the source that created it.'),
+}).label('FindingSource');
+
 export const findingDetailSchema = findingRecordSchema
   .keys({
     notes: Joi.array()
@@ -123,6 +139,12 @@ export const findingDetailSchema = findingRecordSchema
         note_id: Joi.string().allow(null).required(),
       }).label('FindingStatusChangeRecord'))
       .required(),
+    sources: Joi.array().items(findingSourceSchema).required()
+      .description('Each tool rule that reported the finding (a scan check, an imported tool\'s rule or template), oldest first: docs/finding-fingerprints.md.'),
+    dedup: Joi.object({
+      keys: Joi.array().items(fingerprintKeySchema).required().description('The fingerprint: every key the sources brought, strongest kind first (rule, cve, cwe_location).'),
+      matched: Joi.array().items(fingerprintKeySchema).required().description('The keys that joined a later source to the finding; empty when a single rule reported it.'),
+    }).label('FindingDedup').required().description('Why the sources are one finding.'),
   })
   .label('Finding');
 
