@@ -17,6 +17,7 @@ import { toIsoRequired } from '../time.ts';
 import { refreshAssetRisk } from './asset-risk.ts';
 import { prepareFinding, type FindingInput } from './finding-input.ts';
 import { findingStats, type FindingStats } from './finding-stats.ts';
+import { FindingMergeService } from './finding-merge-service.ts';
 import { sourcesAndDedup, type FindingDedup, type FindingSource } from './finding-sources.ts';
 
 export interface FindingDetail extends FindingRecord {
@@ -56,10 +57,13 @@ async function checkScans(db: Queryable, tenantId: string, findings: NewFinding[
 export class FindingService {
   readonly #db: Db;
   readonly #outbox: Outbox<EventPayloads>;
+  /** Manual merge and split (POST /api/findings/{id}/merge, /split). */
+  readonly merges: FindingMergeService;
 
   constructor(db: Db, outbox: Outbox<EventPayloads>) {
     this.#db = db;
     this.#outbox = outbox;
+    this.merges = new FindingMergeService(db, outbox);
   }
 
   /** When the tenant's finding list last changed (change clock), or null if never: the list's Last-Modified. */

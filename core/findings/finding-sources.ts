@@ -3,6 +3,7 @@ import { fromJson } from '../db/json.ts';
 import { toIsoRequired } from '../time.ts';
 import { KEY_KINDS, type KeyKind } from './finding-fingerprint.ts';
 import { findingSourceReads } from './finding-ingest-repository.ts';
+import { findingMergeRepository } from './finding-merge-repository.ts';
 import { toolOf } from './finding-match.ts';
 
 export interface FingerprintKeyView {
@@ -32,11 +33,13 @@ export interface FindingDedup {
   keys: FingerprintKeyView[];
   /** The keys that joined a second or later source to it (empty when one rule reported it). */
   matched: FingerprintKeyView[];
+  /** Findings merged into it by hand, newest first; split_at is set once a split undid the merge. */
+  merges: Array<{ finding_id: string; merged_by: string; merged_at: string; split_by: string | null; split_at: string | null }>;
 }
 
 /** The sources and dedup reason of one finding, for the detail view. */
 export async function sourcesAndDedup(db: Queryable, findingId: string): Promise<{ sources: FindingSource[]; dedup: FindingDedup }> {
-  const [rows, keys] = await Promise.all([findingSourceReads.sourcesOf(db, findingId), findingSourceReads.keysOf(db, findingId)]);
+  const [rows, keys, merges] = await Promise.all([findingSourceReads.sourcesOf(db, findingId), findingSourceReads.keysOf(db, findingId), findingMergeRepository.mergesInto(db, findingId, false)]);
   const sources = rows.map((r) => ({
     tool: toolOf(r.rule_id),
     rule_id: r.rule_id,
@@ -52,6 +55,10 @@ export async function sourcesAndDedup(db: Queryable, findingId: string): Promise
   for (const s of sources) for (const k of s.matched_on ?? []) matched.set(`${k.kind}\u0000${k.value}`, k);
   return {
     sources,
-    dedup: { keys: [...keys].sort((a, b) => rank(a) - rank(b) || a.value.localeCompare(b.value)), matched: [...matched.values()] },
+    dedup: {
+      keys: [...keys].sort((a, b) => rank(a) - rank(b) || a.value.localeCompare(b.value)),
+      matched: [...matched.values()],
+      merges: merges.map((m) => ({ finding_id: m.merged_id, merged_by: m.merged_by, merged_at: toIsoRequired(m.merged_at), split_by: m.split_by, split_at: m.split_at === null ? null : toIsoRequired(m.split_at) })),
+    },
   };
 }

@@ -144,6 +144,13 @@ export const findingDetailSchema = findingRecordSchema
     dedup: Joi.object({
       keys: Joi.array().items(fingerprintKeySchema).required().description('The fingerprint: every key the sources brought, strongest kind first (rule, cve, cwe_location).'),
       matched: Joi.array().items(fingerprintKeySchema).required().description('The keys that joined a later source to the finding; empty when a single rule reported it.'),
+      merges: Joi.array().items(Joi.object({
+        finding_id: Joi.string().required(),
+        merged_by: Joi.string().required(),
+        merged_at: iso.required(),
+        split_by: Joi.string().allow(null).required(),
+        split_at: iso.allow(null).required(),
+      }).label('FindingMerge')).required().description('Findings merged into this one by hand (POST /api/findings/{id}/merge), newest first; split_at once undone.'),
     }).label('FindingDedup').required().description('Why the sources are one finding.'),
   })
   .label('Finding');
@@ -175,3 +182,16 @@ export const statsSchema = Joi.object({
     }).required(),
   }).required(),
 }).label('FindingStats');
+
+const findingIdList = Joi.array().items(recordId('fnd', 'a finding id')).unique();
+
+export const mergePayload = Joi.object({
+  finding_ids: findingIdList.min(1).max(100).required().description('Findings of the same asset to fold into the one in the path.'),
+}).label('FindingMergeRequest');
+
+export const splitPayload = Joi.object({
+  finding_ids: findingIdList.min(1).max(100).description('Which merged findings to restore; all of them when left out.'),
+}).allow(null).label('FindingSplitRequest');
+
+export const mergeResultSchema = Joi.object({ id: Joi.string().required(), merged_ids: Joi.array().items(Joi.string()).required() }).label('FindingMergeResult');
+export const splitResultSchema = Joi.object({ id: Joi.string().required(), restored_ids: Joi.array().items(Joi.string()).required() }).label('FindingSplitResult');
