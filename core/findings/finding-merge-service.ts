@@ -42,28 +42,7 @@ export class FindingMergeService {
   }
 
   async merge(tenantId: string, id: string, otherIds: string[], actor: string): Promise<MergeResult> {
-    return retryOnDeadlock(() => this.#outbox.transaction(async ({ trx }) => {
-      const kept = await lockedFinding(trx, tenantId, id);
-      const others = await findingRepository.findManyByIds(trx, tenantId, otherIds);
-      const missing = otherIds.find((o) => !others.some((r) => r.id === o));
-      if (missing) throw new NotFoundError('Finding');
-      const elsewhere = others.find((o) => o.asset_id !== kept.asset_id);
-      if (elsewhere) throw new ConflictError(`Finding ${elsewhere.id} is on another asset: only findings of one asset can be merged.`, 'merge_across_assets');
-      const now = Date.now();
-      const before = await assetShare.read(trx, tenantId, kept.asset_id);
-      for (const other of otherIds) {
-        const row = await findingMergeRepository.rawRow(trx, other);
-        const keys = await findingMergeRepository.keys(trx, other);
-        const had = new Set((await findingMergeRepository.keys(trx, id)).map((k) => k.key_hash));
-        const moved = await findingMergeRepository.move(trx, other, id);
-        const gained = keys.filter((k) => !had.has(k.key_hash));
-        await findingIngestRepository.addKeys(trx, gained.map((k) => ({ tenantId, assetId: kept.asset_id, findingId: id, key: { kind: k.kind, value: k.value, hash: k.key_hash } })));
-        await findingMergeRepository.record(trx, { tenantId, survivorId: id, mergedId: other, snapshot: { row, keys }, moved: { ...moved, gainedKeys: gained.map((k) => k.key_hash) }, by: actor, now });
-        await findingMergeRepository.deleteFinding(trx, other);
-      }
-      await finish(trx, tenantId, kept, actor, now, `Merged ${otherIds.join(', ')} into this finding.`, before);
-      return { id, merged_ids: otherIds };
-    }));
+    return retryOnDeadlock(() => this.#outbox.transaction(({ trx }) => foldFindings(trx, tenantId, id, otherIds, actor)));
   }
 
   async split(tenantId: string, id: string, only: string[] | undefined, actor: string): Promise<SplitResult> {
@@ -91,6 +70,33 @@ export class FindingMergeService {
       return { id, restored_ids: restoredIds };
     }));
   }
+}
+
+/**
+ * The merge itself, in the caller's transaction (the service's, or a re-dedup batch's):
+ * 404 when a finding is not the tenant's, 409 merge_across_assets, else the others are folded in.
+ */
+export async function foldFindings(trx: Queryable, tenantId: string, id: string, otherIds: string[], actor: string): Promise<MergeResult> {
+  const kept = await lockedFinding(trx, tenantId, id);
+  const others = await findingRepository.findManyByIds(trx, tenantId, otherIds);
+  const missing = otherIds.find((o) => !others.some((r) => r.id === o));
+  if (missing) throw new NotFoundError('Finding');
+  const elsewhere = others.find((o) => o.asset_id !== kept.asset_id);
+  if (elsewhere) throw new ConflictError(`Finding ${elsewhere.id} is on another asset: only findings of one asset can be merged.`, 'merge_across_assets');
+  const now = Date.now();
+  const before = await assetShare.read(trx, tenantId, kept.asset_id);
+  for (const other of otherIds) {
+    const row = await findingMergeRepository.rawRow(trx, other);
+    const keys = await findingMergeRepository.keys(trx, other);
+    const had = new Set((await findingMergeRepository.keys(trx, id)).map((k) => k.key_hash));
+    const moved = await findingMergeRepository.move(trx, other, id);
+    const gained = keys.filter((k) => !had.has(k.key_hash));
+    await findingIngestRepository.addKeys(trx, gained.map((k) => ({ tenantId, assetId: kept.asset_id, findingId: id, key: { kind: k.kind, value: k.value, hash: k.key_hash } })));
+    await findingMergeRepository.record(trx, { tenantId, survivorId: id, mergedId: other, snapshot: { row, keys }, moved: { ...moved, gainedKeys: gained.map((k) => k.key_hash) }, by: actor, now });
+    await findingMergeRepository.deleteFinding(trx, other);
+  }
+  await finish(trx, tenantId, kept, actor, now, `Merged ${otherIds.join(', ')} into this finding.`, before);
+  return { id, merged_ids: otherIds };
 }
 
 /** The finding, its asset locked first (the order every finding write takes), or 404. */

@@ -78,6 +78,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   finding_keys: 'core/findings',
   finding_cves: 'core/findings',
   finding_merges: 'core/findings',
+  finding_rededup_progress: 'core/findings',
   scan_findings: 'core/scans',
   finding_exports: 'core/exports',
 };

@@ -98,7 +98,7 @@ test('list view, detail view, filters', async (t) => {
   // The spec's keys, plus sources and dedup (issue 27: docs/finding-fingerprints.md).
   t.deepEqual(Object.keys(detail.body.data).sort(), [...LIST_KEYS, 'cvss_vector', 'dedup', 'evidence', 'notes', 'sources', 'status_history', 'tags'].sort());
   t.deepEqual(detail.body.data.sources, [], 'a finding created through the API has no tool source');
-  t.deepEqual(detail.body.data.dedup, { keys: [], matched: [] });
+  t.deepEqual(detail.body.data.dedup, { keys: [], matched: [], merges: [] });
   t.is(detail.body.data.status_history.length, 1);
   t.like(detail.body.data.status_history[0], { old_status: null, new_status: 'open' });
 
