@@ -14,7 +14,7 @@ import { createTable, idColumn, timeColumn } from '../table-defaults.ts';
  * All three go with their finding by ON DELETE CASCADE.
  *
  * Filled here for the findings already holding a dedup key (one source and one rule key
- * each); their CVE and CWE keys come with `rampart findings rededup`.
+ * each); their CVE and CWE keys come with `rampart admin findings rededup`.
  */
 export const name = '030-finding-sources';
 
