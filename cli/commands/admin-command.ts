@@ -4,6 +4,7 @@ import { CliError, EXIT } from '../exit-codes.ts';
 import { note, print, type OutputOptions } from '../output.ts';
 import type { AdminBackend, Page } from './admin-backend.ts';
 import { findingsRecountCommand } from './findings-recount-command.ts';
+import { findingsRededupCommand } from './findings-rededup-command.ts';
 
 interface Globals {
   direct?: boolean;
@@ -112,4 +113,5 @@ export function adminCommand(program: Command, output: () => OutputOptions, url:
     .action(async (id: string, _o, cmd: Command) => withBackend(cmd, async (b) => print(output(), await b.revokeToken(id), ['id', 'name', 'revoked_at'])));
 
   findingsRecountCommand(admin, output);
+  findingsRededupCommand(admin, output);
 }

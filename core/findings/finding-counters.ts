@@ -101,3 +101,26 @@ export const findingCounters = {
     await d.write(db);
   },
 };
+
+/** An asset's share of the counters, as a recount computes it: taken before and after a change too complex to account for move by move. */
+export interface AssetShare {
+  grid: GridCell[];
+  days: DayCell[];
+}
+
+export const assetShare = {
+  async read(db: Queryable, tenantId: string, assetId: string): Promise<AssetShare> {
+    const scope = { tenantId, assetId };
+    return { grid: await findingRecountRepository.grid(db, scope, true), days: await findingRecountRepository.days(db, scope, true) };
+  },
+
+  /** Adds the difference between two shares of one asset to the tenant's counters (a merge or a split). */
+  async applyChange(db: Queryable, tenantId: string, before: AssetShare, after: AssetShare): Promise<void> {
+    const d = new Deltas();
+    for (const c of before.grid) d.addGrid(tenantId, c.severityRank, c.status, -c.n);
+    for (const c of after.grid) d.addGrid(tenantId, c.severityRank, c.status, c.n);
+    for (const c of before.days) d.addDay(tenantId, c.day, -c.created, -c.resolved);
+    for (const c of after.days) d.addDay(tenantId, c.day, c.created, c.resolved);
+    await d.write(db);
+  },
+};

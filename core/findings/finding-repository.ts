@@ -107,6 +107,9 @@ export interface NewFinding {
   createdBy: string | null;
   discoveredAt: number;
   now: number;
+  /** Set for findings a scan or an import reported (core/findings/finding-ingest.ts): the rule key and the rule id. */
+  dedupKey?: string;
+  checkId?: string;
 }
 
 const SORT_COLUMN: Record<FindingSort['sortBy'], string> = {
@@ -123,6 +126,7 @@ export const findingRepository = {
         remediation: f.remediation, severity: f.severity, severity_rank: SEVERITY_RANK[f.severity], cvss_tenths: Math.round(f.cvss * 10),
         cvss_vector: f.cvssVector, status: f.status, evidence: toJson(f.evidence), references: toJson(f.references), tags: toJson(f.tags),
         updated_by: f.createdBy, discovered_at: f.discoveredAt, created_at: f.now, updated_at: f.now,
+        dedup_key: f.dedupKey ?? null, check_id: f.checkId?.slice(0, 130) ?? null, last_seen: f.dedupKey ? f.now : null,
     })));
     await findingCounters.inserted(db, findings.map((f) => ({ tenantId: f.tenantId, severityRank: SEVERITY_RANK[f.severity], status: f.status, createdAt: f.now })));
     // SQLite's FTS5 index is kept by triggers; MariaDB's word index is written here, in the same transaction.

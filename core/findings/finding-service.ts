@@ -17,10 +17,14 @@ import { toIsoRequired } from '../time.ts';
 import { refreshAssetRisk } from './asset-risk.ts';
 import { prepareFinding, type FindingInput } from './finding-input.ts';
 import { findingStats, type FindingStats } from './finding-stats.ts';
+import { FindingMergeService } from './finding-merge-service.ts';
+import { sourcesAndDedup, type FindingDedup, type FindingSource } from './finding-sources.ts';
 
 export interface FindingDetail extends FindingRecord {
   notes: FindingNote[];
   status_history: StatusChange[];
+  sources: FindingSource[];
+  dedup: FindingDedup;
 }
 
 export interface StatusUpdate {
@@ -53,10 +57,13 @@ async function checkScans(db: Queryable, tenantId: string, findings: NewFinding[
 export class FindingService {
   readonly #db: Db;
   readonly #outbox: Outbox<EventPayloads>;
+  /** Manual merge and split (POST /api/findings/{id}/merge, /split). */
+  readonly merges: FindingMergeService;
 
   constructor(db: Db, outbox: Outbox<EventPayloads>) {
     this.#db = db;
     this.#outbox = outbox;
+    this.merges = new FindingMergeService(db, outbox);
   }
 
   /** When the tenant's finding list last changed (change clock), or null if never: the list's Last-Modified. */
@@ -83,8 +90,8 @@ export class FindingService {
   async get(tenantId: string, id: string): Promise<FindingDetail> {
     const row = await findingRepository.findById(this.#db, tenantId, id);
     if (!row) throw new NotFoundError('Finding');
-    const [notes, history] = await Promise.all([findingHistoryRepository.notes(this.#db, id), findingHistoryRepository.history(this.#db, id)]);
-    return { ...toFindingRecord(row), notes, status_history: history };
+    const [notes, history, dedup] = await Promise.all([findingHistoryRepository.notes(this.#db, id), findingHistoryRepository.history(this.#db, id), sourcesAndDedup(this.#db, id)]);
+    return { ...toFindingRecord(row), notes, status_history: history, ...dedup };
   }
 
   /** Imports findings atomically: any invalid item (bad vector, unknown asset) rejects all. */

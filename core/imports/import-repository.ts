@@ -1,16 +1,5 @@
 import type { Queryable } from '../db/create-db.ts';
 
-/** What an import needs to know of a finding that has its dedup key. */
-export interface ImportHit {
-  id: string;
-  asset_id: string;
-  dedup_key: string;
-  status: string;
-  updated_at: number;
-  last_seen: number | null;
-  severity_rank: number;
-}
-
 export interface AssetRef {
   id: string;
   name: string;
@@ -20,9 +9,8 @@ export interface AssetRef {
 const CHUNK = 500;
 
 /**
- * The reads and the one bulk write of an import. Findings themselves are inserted by
- * FindingService.insertPrepared and updated by the scan engine's scanFindingRepository,
- * like scanned ones; this adds the lookups across assets that a file needs.
+ * The reads of an import: the assets a file's targets map to. Findings are written by
+ * core/findings (finding-ingest.ts), like scanned ones.
  */
 export const importRepository = {
   async assetsByIds(db: Queryable, tenantId: string, ids: string[]): Promise<Map<string, AssetRef>> {
@@ -48,38 +36,5 @@ export const importRepository = {
   async scanAsset(db: Queryable, tenantId: string, scanId: string): Promise<string | null> {
     const row = (await db('scans').where({ tenant_id: tenantId, id: scanId }).first('asset_id')) as { asset_id: string } | undefined;
     return row?.asset_id ?? null;
-  },
-
-  /** Findings already holding these (asset, dedup key) pairs, keyed `asset_id \0 dedup_key`. */
-  async byDedupKeys(db: Queryable, pairs: Array<{ assetId: string; key: string }>): Promise<Map<string, ImportHit>> {
-    const byAsset = new Map<string, string[]>();
-    for (const p of pairs) byAsset.set(p.assetId, [...(byAsset.get(p.assetId) ?? []), p.key]);
-    const out = new Map<string, ImportHit>();
-    for (const [assetId, keys] of byAsset) {
-      for (let i = 0; i < keys.length; i += CHUNK) {
-        const rows = (await db('findings').where('asset_id', assetId).whereIn('dedup_key', keys.slice(i, i + CHUNK))
-          .select('id', 'asset_id', 'dedup_key', 'status', 'updated_at', 'last_seen', 'severity_rank')) as ImportHit[];
-        for (const r of rows) out.set(`${r.asset_id}\u0000${r.dedup_key}`, r);
-      }
-    }
-    return out;
-  },
-
-  /**
-   * Sets the dedup columns of freshly inserted findings in one statement per chunk (the
-   * scan engine sets them row by row; a 100k-result file makes that the slowest step).
-   */
-  async setDedupMany(db: Queryable, rows: Array<{ id: string; key: string; checkId: string }>, now: number): Promise<void> {
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      const chunk = rows.slice(i, i + CHUNK);
-      const keyCase = chunk.map(() => 'WHEN ? THEN ?').join(' ');
-      await db('findings')
-        .whereIn('id', chunk.map((r) => r.id))
-        .update({
-          dedup_key: db.raw(`CASE id ${keyCase} END`, chunk.flatMap((r) => [r.id, r.key])),
-          check_id: db.raw(`CASE id ${keyCase} END`, chunk.flatMap((r) => [r.id, r.checkId])),
-          last_seen: now,
-        });
-    }
   },
 };

@@ -6,41 +6,12 @@ import { findingRepository, type FindingRow } from '../findings/finding-reposito
 import type { Page, PageRequest } from '../db/paginate.ts';
 import { insertBatched } from '../db/insert-batches.ts';
 
-/** What dedup needs of an existing finding. */
-export interface DedupHit {
-  id: string;
-  status: string;
-  dedup_key: string;
-  severity_rank: number;
-}
-
 /**
- * The scan side of findings: the dedup key columns (added by migration 009), the link
- * of a scan to every finding it saw (new or seen again), and the scan results list.
- * Inserting a finding goes through FindingService.insertPrepared (history, events, risk).
+ * The scan side of findings: the link of a scan to every finding it saw (new or seen
+ * again) and the scan results list. Findings themselves are written by core/findings
+ * (finding-ingest.ts), the only feature that writes the findings tables.
  */
 export const scanFindingRepository = {
-  async byDedupKeys(db: Queryable, assetId: string, keys: string[]): Promise<Map<string, DedupHit>> {
-    if (!keys.length) return new Map();
-    const rows = (await db('findings').where({ asset_id: assetId }).whereIn('dedup_key', keys).select('id', 'status', 'dedup_key', 'severity_rank')) as DedupHit[];
-    return new Map(rows.map((r) => [r.dedup_key, r]));
-  },
-
-  async setDedup(db: Queryable, id: string, dedupKey: string, checkId: string, now: number): Promise<void> {
-    await db('findings').where({ id }).update({ dedup_key: dedupKey, check_id: checkId, last_seen: now });
-  },
-
-  /**
-   * A finding seen again: last_seen moves; evidence is refreshed to what was seen now;
-   * `reopen` moves a resolved one back to open (the caller accounts for it with
-   * findingCounters.moved, after the asset's risk update).
-   */
-  async seenAgain(db: Queryable, id: string, changes: { evidence: string; now: number; reopen: boolean }): Promise<void> {
-    const update: Record<string, unknown> = { last_seen: changes.now, evidence: changes.evidence };
-    if (changes.reopen) Object.assign(update, { status: 'open', updated_at: changes.now, updated_by: null });
-    await db('findings').where({ id }).update(update);
-  },
-
   async link(db: Queryable, scanId: string, findingIds: string[]): Promise<void> {
     if (!findingIds.length) return;
     const rows = findingIds.map((finding_id) => ({ scan_id: scanId, finding_id }));

@@ -62,7 +62,7 @@ export function findingRoutes(ctx: AppContext): ServerRoute[] {
         auth: read,
         tags,
         description: 'Get a finding (detail view)',
-        notes: 'Adds cvss_vector, evidence, tags, notes (`{id, author, text, created_at}`, oldest first; author is the user id, or the token id for a token without a user) and status_history (oldest first; the first entry, with old_status null, records the creation).',
+        notes: 'Adds cvss_vector, evidence, tags, notes (`{id, author, text, created_at}`, oldest first; author is the user id, or the token id for a token without a user) and status_history (oldest first; the first entry, with old_status null, records the creation); sources (each tool rule that reported it, with first/last seen and the keys it joined on) and dedup (the fingerprint keys and those that matched): docs/finding-fingerprints.md.',
         plugins: { rampart: { lastModified: (request) => service.updatedAt(callerOf(request).tenantId, String(request.params.id)) } },
         validate: { params: findingIdParams, query: Joi.object({}) },
         response: { status: { 200: dataOf(findingDetailSchema, 'FindingResponse') } },

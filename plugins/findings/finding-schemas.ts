@@ -109,6 +109,22 @@ export const findingRecordSchema = findingListItemSchema
   })
   .label('FindingRecord');
 
+const fingerprintKeySchema = Joi.object({
+  kind: Joi.string().valid('rule', 'cve', 'cwe_location').required(),
+  value: Joi.string().allow('').required(),
+}).label('FingerprintKey');
+
+const findingSourceSchema = Joi.object({
+  tool: Joi.string().allow('').required(),
+  rule_id: Joi.string().allow('').required().description('The tool\'s own id: check, template, rule or alert.'),
+  location: Joi.string().allow('').required(),
+  first_origin: Joi.string().required().description('`scan:<id>`, `import:<start time>`, or `import` for findings imported before sources were kept.'),
+  last_origin: Joi.string().required(),
+  first_seen: iso.required(),
+  last_seen: iso.required(),
+  matched_on: Joi.array().items(fingerprintKeySchema).allow(null).required().description('The keys it shared with the finding when it joined; null for the source that created it.'),
+}).label('FindingSource');
+
 export const findingDetailSchema = findingRecordSchema
   .keys({
     notes: Joi.array()
@@ -123,6 +139,19 @@ export const findingDetailSchema = findingRecordSchema
         note_id: Joi.string().allow(null).required(),
       }).label('FindingStatusChangeRecord'))
       .required(),
+    sources: Joi.array().items(findingSourceSchema).required()
+      .description('Each tool rule that reported the finding (a scan check, an imported tool\'s rule or template), oldest first: docs/finding-fingerprints.md.'),
+    dedup: Joi.object({
+      keys: Joi.array().items(fingerprintKeySchema).required().description('The fingerprint: every key the sources brought, strongest kind first (rule, cve, cwe_location).'),
+      matched: Joi.array().items(fingerprintKeySchema).required().description('The keys that joined a later source to the finding; empty when a single rule reported it.'),
+      merges: Joi.array().items(Joi.object({
+        finding_id: Joi.string().required(),
+        merged_by: Joi.string().required(),
+        merged_at: iso.required(),
+        split_by: Joi.string().allow(null).required(),
+        split_at: iso.allow(null).required(),
+      }).label('FindingMerge')).required().description('Findings merged into this one by hand (POST /api/findings/{id}/merge), newest first; split_at once undone.'),
+    }).label('FindingDedup').required().description('Why the sources are one finding.'),
   })
   .label('Finding');
 
@@ -153,3 +182,16 @@ export const statsSchema = Joi.object({
     }).required(),
   }).required(),
 }).label('FindingStats');
+
+const findingIdList = Joi.array().items(recordId('fnd', 'a finding id')).unique();
+
+export const mergePayload = Joi.object({
+  finding_ids: findingIdList.min(1).max(100).required().description('Findings of the same asset to fold into the one in the path.'),
+}).label('FindingMergeRequest');
+
+export const splitPayload = Joi.object({
+  finding_ids: findingIdList.min(1).max(100).description('Which merged findings to restore; all of them when left out.'),
+}).allow(null).label('FindingSplitRequest');
+
+export const mergeResultSchema = Joi.object({ id: Joi.string().required(), merged_ids: Joi.array().items(Joi.string()).required() }).label('FindingMergeResult');
+export const splitResultSchema = Joi.object({ id: Joi.string().required(), restored_ids: Joi.array().items(Joi.string()).required() }).label('FindingSplitResult');

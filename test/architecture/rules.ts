@@ -61,7 +61,61 @@ const NETWORK_MODULES = /^(node:)?(net|tls|dgram|dns|dns\/promises|http|https|ht
 /** What a scanner file may take from those modules outside the helpers: pure address functions, and types. */
 const HARMLESS = new Set(['isIP', 'isIPv4', 'isIPv6']);
 
+/**
+ * Tables and the feature that owns them: only code in that folder writes them (schema changes
+ * in core/db/migrations aside). Rows removed by ON DELETE CASCADE (an asset's findings go
+ * with it) are the database's doing, not a write by another feature: no exception is needed.
+ */
+export const TABLE_OWNERS: Readonly<Record<string, string>> = {
+  findings: 'core/findings',
+  finding_notes: 'core/findings',
+  finding_status_history: 'core/findings',
+  finding_counters: 'core/findings',
+  finding_daily: 'core/findings',
+  finding_words: 'core/findings',
+  findings_fts: 'core/findings',
+  finding_sources: 'core/findings',
+  finding_keys: 'core/findings',
+  finding_cves: 'core/findings',
+  finding_merges: 'core/findings',
+  finding_rededup_progress: 'core/findings',
+  scan_findings: 'core/scans',
+  finding_exports: 'core/exports',
+};
+const OWNED = Object.keys(TABLE_OWNERS).sort((a, b) => b.length - a.length).join('|');
+// `db('t')…insert(` within one statement; insertBatched(db, 't'); SQL text writing t.
+const BUILDER = new RegExp(`\\b\\w+\\(\\s*['"\`](${OWNED})(?:\\s+as\\s+\\w+)?['"\`]\\s*\\)([^;]*)`, 'g');
+const WRITE_CALL = /\.(insert|update|upsert|del|delete|increment|decrement|truncate|merge)\(/;
+const BATCH = new RegExp(`\\binsertBatched\\(\\s*\\w+\\s*,\\s*['"](${OWNED})['"]`, 'g');
+const RAW_SQL = new RegExp(`\\b(?:insert\\s+(?:ignore\\s+)?into|replace\\s+into|update|delete\\s+from)\\s+[\`"]?(${OWNED})\\b(?![.(])`, 'gi');
+
+/** The owned tables a file writes, each with its line. */
+export function tableWrites(text: string): Array<{ table: string; line: number }> {
+  const code = withoutComments(text);
+  const out: Array<{ table: string; line: number }> = [];
+  const at = (index: number) => code.slice(0, index).split('\n').length;
+  for (const m of code.matchAll(BUILDER)) if (WRITE_CALL.test(m[2]!)) out.push({ table: m[1]!, line: at(m.index!) });
+  for (const m of code.matchAll(BATCH)) out.push({ table: m[1]!, line: at(m.index!) });
+  for (const m of code.matchAll(RAW_SQL)) out.push({ table: m[1]!.toLowerCase(), line: at(m.index!) });
+  return out;
+}
+
 export const RULES: Rule[] = [
+  {
+    name: 'a table is written only by the feature that owns it',
+    advice: 'call the owning feature (its service or an exported function of its folder) instead of writing its table; TABLE_OWNERS in test/architecture/rules.ts names each owner.',
+    check(tree) {
+      const broken: string[] = [];
+      for (const f of tree.files) {
+        if (under(f, 'core/db/migrations') || !/\.(ts|mts|mjs|js)$/.test(f)) continue;
+        for (const w of tableWrites(tree.text(f))) {
+          const owner = TABLE_OWNERS[w.table]!;
+          if (!under(f, owner)) broken.push(`${f}:${w.line} writes ${w.table}, owned by ${owner}`);
+        }
+      }
+      return broken;
+    },
+  },
   {
     name: 'knex only in repositories, core/db and core/work',
     advice: "only repositories (*-repository.ts), core/db/ and core/work/ use knex; move the query into the feature's repository.",

@@ -95,7 +95,10 @@ test('list view, detail view, filters', async (t) => {
   t.is(list.body.meta.total, 5);
   t.deepEqual(Object.keys(list.body.data[0]).sort(), LIST_KEYS);
   const detail = await t0.request('GET', `/api/findings/${high.id}`, { token });
-  t.deepEqual(Object.keys(detail.body.data).sort(), [...LIST_KEYS, 'cvss_vector', 'evidence', 'notes', 'status_history', 'tags'].sort());
+  // The spec's keys, plus sources and dedup (issue 27: docs/finding-fingerprints.md).
+  t.deepEqual(Object.keys(detail.body.data).sort(), [...LIST_KEYS, 'cvss_vector', 'dedup', 'evidence', 'notes', 'sources', 'status_history', 'tags'].sort());
+  t.deepEqual(detail.body.data.sources, [], 'a finding created through the API has no tool source');
+  t.deepEqual(detail.body.data.dedup, { keys: [], matched: [], merges: [] });
   t.is(detail.body.data.status_history.length, 1);
   t.like(detail.body.data.status_history[0], { old_status: null, new_status: 'open' });
 
