@@ -17,6 +17,7 @@ import * as m016 from './016-playbook-runs.ts';
 import * as m017 from './017-scan-check-outcomes.ts';
 import * as m018 from './018-finding-counters-search.ts';
 import * as m019 from './019-finding-words.ts';
+import * as m035 from './035-feeds.ts';
 import * as m050 from './050-inventory.ts';
 import * as m051 from './051-sso.ts';
 
@@ -27,4 +28,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018, m019, m050, m051];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018, m019, m035, m050, m051];
