@@ -5,6 +5,7 @@ import type { OutboundHttpClient } from '../outbound/http-client.ts';
 import { errorMessage } from '../work/coerce-error.ts';
 import { LeaseQueue } from '../work/lease-queue.ts';
 import { LeaseWorker, type Lease } from '../work/lease-worker.ts';
+import { feedRepository } from './feed-repository.ts';
 import { safeLocation } from './feed-status.ts';
 import type { FeedStore } from './feed-store.ts';
 import { FEEDS, type FeedKind, type FeedLoadResult } from './feed-types.ts';
@@ -64,7 +65,7 @@ export class FeedFetcher {
   async ensureSchedule(): Promise<void> {
     const now = this.clock();
     for (const feed of this.#enabled) {
-      await this.db('feed_fetches').insert({ feed, due_at: now, locked_by: null, locked_until: 0, failures: 0 }).onConflict('feed').ignore();
+      await feedRepository.ensureFetchRow(this.db, feed, now);
     }
   }
 
@@ -112,10 +113,9 @@ export class FeedFetcher {
       if (lease.reason === 'shutdown') return;
       const message = errorMessage(err).slice(0, 2000);
       this.logger.warn({ feed, err: message }, 'feed fetch failed; will retry');
-      const row = (await this.db('feed_fetches').where({ feed }).first('failures')) as { failures: number } | undefined;
       await this.queue.finish(this.db, feed, lease.token, {
         due_at: this.clock() + Math.min(this.config.retryMs, this.config[feed].intervalMs),
-        failures: Number(row?.failures ?? 0) + 1,
+        failures: (await feedRepository.fetchFailures(this.db, feed)) + 1,
         last_error: message,
       });
     }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/create-db.ts';
-import type { FeedKind } from './feed-types.ts';
+import { feedRepository as repo } from './feed-repository.ts';
 
 /** What the KEV catalog in force says about a CVE (the fields a finding carries). */
 export interface KevFacts {
@@ -40,14 +40,6 @@ function chunks(cves: readonly string[]): string[][] {
   return out;
 }
 
-function inForce(db: Queryable, feed: FeedKind, table: string) {
-  return db(table)
-    .join('feeds_current', function () {
-      this.on('feeds_current.load_id', '=', `${table}.load_id`).andOnVal('feeds_current.feed', '=', feed);
-    })
-    .join('feed_loads', 'feed_loads.id', `${table}.load_id`);
-}
-
 /**
  * The KEV facts of those of `cves` that are in the catalog in force; a CVE not in the map
  * is not in the catalog (or no catalog was loaded: `GET /api/feeds` tells). For the
@@ -56,8 +48,7 @@ function inForce(db: Queryable, feed: FeedKind, table: string) {
 export async function kevFor(db: Queryable, cves: readonly string[]): Promise<Map<string, KevFacts>> {
   const out = new Map<string, KevFacts>();
   for (const part of chunks(cves)) {
-    const rows = (await inForce(db, 'kev', 'kev_entries').whereIn('kev_entries.cve_id', part)
-      .select('kev_entries.*', 'feed_loads.feed_version', 'feed_loads.feed_date')) as Array<Record<string, string>>;
+    const rows = (await repo.inForceRows(db, 'kev', part)) as Array<Record<string, string>>;
     for (const r of rows) {
       out.set(r.cve_id!, {
         cve: r.cve_id!, dateAdded: r.date_added!, dueDate: r.due_date!, knownRansomware: r.known_ransomware === 'Known',
@@ -73,8 +64,7 @@ export async function kevFor(db: Queryable, cves: readonly string[]): Promise<Ma
 export async function epssFor(db: Queryable, cves: readonly string[]): Promise<Map<string, EpssFacts>> {
   const out = new Map<string, EpssFacts>();
   for (const part of chunks(cves)) {
-    const rows = (await inForce(db, 'epss', 'epss_scores').whereIn('epss_scores.cve_id', part)
-      .select('epss_scores.cve_id', 'epss_scores.epss', 'epss_scores.percentile', 'feed_loads.feed_version', 'feed_loads.feed_date')) as Array<Record<string, string | number>>;
+    const rows = await repo.inForceRows(db, 'epss', part);
     for (const r of rows) {
       out.set(String(r.cve_id), { cve: String(r.cve_id), score: Number(r.epss), percentile: Number(r.percentile), feedDate: String(r.feed_date), modelVersion: String(r.feed_version) });
     }
@@ -89,8 +79,6 @@ export async function epssFor(db: Queryable, cves: readonly string[]): Promise<M
  * `feeds.keepChangeSets` loads of each feed.
  */
 export async function changedCves(db: Queryable, loadId: string, page: { after?: string; limit?: number } = {}): Promise<FeedChange[]> {
-  const q = db('feed_changes').where('load_id', loadId).orderBy('cve_id').limit(page.limit ?? 1000).select('cve_id', 'kind');
-  if (page.after) q.where('cve_id', '>', page.after);
-  const rows = (await q) as Array<{ cve_id: string; kind: FeedChange['kind'] }>;
+  const rows = await repo.changes(db, loadId, page.after, page.limit ?? 1000);
   return rows.map((r) => ({ cve: r.cve_id, kind: r.kind }));
 }

@@ -112,6 +112,39 @@ export const feedRepository = {
     return (await db('feed_loads').where({ feed }).orderBy('started_at', 'desc').orderBy('id', 'desc').limit(limit)) as FeedLoadRow[];
   },
 
+  /** Rows of the load in force of `feed` for `cves` (at most a few hundred), with the load's date and version. */
+  async inForceRows(db: Queryable, feed: FeedKind, cves: string[]): Promise<Array<Record<string, string | number>>> {
+    const { table } = FEED_TABLES[feed];
+    return (await db(table)
+      .join('feeds_current', function () {
+        this.on('feeds_current.load_id', '=', `${table}.load_id`).andOnVal('feeds_current.feed', '=', feed);
+      })
+      .join('feed_loads', 'feed_loads.id', `${table}.load_id`)
+      .whereIn(`${table}.cve_id`, cves)
+      .select(`${table}.*`, 'feed_loads.feed_version', 'feed_loads.feed_date')) as Array<Record<string, string | number>>;
+  },
+
+  async changes(db: Queryable, loadId: string, after: string | undefined, limit: number): Promise<Array<{ cve_id: string; kind: 'added' | 'removed' | 'changed' }>> {
+    const q = db('feed_changes').where('load_id', loadId).orderBy('cve_id').limit(limit).select('cve_id', 'kind');
+    if (after) q.where('cve_id', '>', after);
+    return (await q) as Array<{ cve_id: string; kind: 'added' | 'removed' | 'changed' }>;
+  },
+
+  /** The scheduled fetch's row of each feed. */
+  async fetchRows(db: Queryable): Promise<Array<Record<string, unknown>>> {
+    return (await db('feed_fetches').select()) as Array<Record<string, unknown>>;
+  },
+
+  /** Creates a feed's schedule row, due at `dueAt`, unless it exists (it keeps its time). */
+  async ensureFetchRow(db: Queryable, feed: FeedKind, dueAt: number): Promise<void> {
+    await db('feed_fetches').insert({ feed, due_at: dueAt, locked_by: null, locked_until: 0, failures: 0 }).onConflict('feed').ignore();
+  },
+
+  async fetchFailures(db: Queryable, feed: FeedKind): Promise<number> {
+    const row = (await db('feed_fetches').where({ feed }).first('failures')) as { failures: number } | undefined;
+    return Number(row?.failures ?? 0);
+  },
+
   async loadById(db: Queryable, id: string): Promise<FeedLoadRow | undefined> {
     return (await db('feed_loads').where({ id }).first()) as FeedLoadRow | undefined;
   },

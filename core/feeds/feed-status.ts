@@ -71,7 +71,7 @@ export function loadView(row: FeedLoadRow, withLocation: boolean): FeedLoadView 
 /** Every feed's state, with its `recent` latest loads. */
 export async function feedStatus(db: Db, o: { recent: number; withLocation: boolean; schedules?: Record<FeedKind, FeedScheduleSettings> }): Promise<FeedStatusView[]> {
   const current = new Map((await repo.currentLoads(db)).map((r) => [r.feed, r]));
-  const fetches = new Map(((await db('feed_fetches').select()) as Array<Record<string, unknown>>).map((r) => [String(r.feed), r]));
+  const fetches = new Map((await repo.fetchRows(db)).map((r) => [String(r.feed), r]));
   const out: FeedStatusView[] = [];
   for (const feed of FEEDS) {
     const row = current.get(feed);
