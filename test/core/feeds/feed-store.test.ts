@@ -59,7 +59,13 @@ test.serial('EPSS: plain and gzipped loads; a second load records exactly what c
   t.like(plain, { rows: 3, added: 0, removed: 0, changed: 0 });
   t.not(plain.sha256, first.sha256);
 
+  const heard: string[] = [];
+  store.onLoaded((r) => void heard.push(`${r.feed} ${r.loadId} ${r.removed}/${r.changed}`));
+  store.onLoaded(() => {
+    throw new Error('a listener that fails does not undo the load');
+  });
   const second = await load('epss', fixture('epss-2026-07-28-head.csv'));
+  t.deepEqual(heard, [`epss ${second.loadId} 1/2`]);
   t.like(second, { rows: 2, added: 0, removed: 1, changed: 2, feedDate: '2026-07-28T12:00:27.000Z', feedVersion: 'v2026.06.15' });
   t.deepEqual(await changedCves(db, second.loadId), [
     { cve: 'CVE-1999-0001', kind: 'changed' }, { cve: 'CVE-1999-0002', kind: 'changed' }, { cve: 'CVE-1999-0003', kind: 'removed' },
