@@ -1,6 +1,7 @@
 import type { Db } from '../db/create-db.ts';
 import { isUniqueViolation } from '../db/db-errors.ts';
 import { MAX_ROWS_PER_INSERT } from '../db/insert-batches.ts';
+import { retryOnDeadlock } from '../db/retry-deadlock.ts';
 import { newId } from '../ids.ts';
 import { errorMessage } from '../work/coerce-error.ts';
 import { readEpss } from './epss-reader.ts';
@@ -60,7 +61,14 @@ export class FeedStore {
       throw err;
     }
     const loadedAt = this.#now();
-    const swapped = await repo.swap(db, feed, { id: loadId, ...staged.header, rows: staged.rows, sha256: input.sha256, bytes: input.bytes }, loadedAt);
+    let swapped;
+    try {
+      swapped = await retryOnDeadlock(() => repo.swap(db, feed, { id: loadId, ...staged.header, rows: staged.rows, sha256: input.sha256, bytes: input.bytes }, loadedAt));
+    } catch (err) {
+      await repo.refuse(db, loadId, `not brought into force: ${errorMessage(err)}`, input.sha256, input.bytes);
+      await repo.dropRows(db, feed, loadId);
+      throw err;
+    }
     const result: FeedLoadResult = {
       loadId, feed, source, ...staged.header, rows: staged.rows, added: swapped.added, removed: swapped.removed, changed: swapped.changed, sha256: input.sha256, bytes: input.bytes, loadedAt,
     };

@@ -98,7 +98,7 @@ test.serial('a truncated download is refused: recorded with its error, retried a
   t.like(epss.schedule, { failures: 2 });
 });
 
-test.serial('two workers: a due feed is fetched by one of them only', async (t) => {
+test.serial('two workers: a due feed is fetched by one of them only; a dead worker\'s fetch is taken over once its lease lapses', async (t) => {
   routes.set('/epss_scores-2025-01-01.csv.gz', { status: 200, body: fixture('epss-2025-01-01-head.csv.gz') });
   const other = new FeedFetcher(app.ctx.db, app.config.feeds, app.ctx.services.feeds.store, app.ctx.outbound, createLogger('silent'));
   await app.ctx.db('feed_fetches').update({ due_at: 0 });
@@ -106,8 +106,16 @@ test.serial('two workers: a due feed is fetched by one of them only', async (t) 
   const claimed = await Promise.all([fetcher().worker.claimOnce(), other.worker.claimOnce()]);
   t.is(claimed[0]! + claimed[1]!, 1);
   await eventually(async () => (await scheduleRow('epss')).locked_by === null);
-  await other.stop();
   t.like(await scheduleRow('epss'), { failures: 0, last_error: null });
+  // A worker that died mid-fetch (kill -9) holds the row until its lease lapses; then another takes the fetch over.
+  await app.ctx.db('feed_fetches').where({ feed: 'epss' }).update({ due_at: 0, locked_by: 'feed-dead-process', locked_until: Date.now() + 60_000 });
+  t.is(await other.worker.claimOnce(), 0);
+  await app.ctx.db('feed_fetches').where({ feed: 'epss' }).update({ locked_until: Date.now() - 1 });
+  const loads = Number((await app.ctx.db('feed_loads').where({ feed: 'epss' }).count({ n: '*' }))[0]!.n);
+  t.is(await other.worker.claimOnce(), 1);
+  await eventually(async () => (await scheduleRow('epss')).locked_by === null);
+  t.is(Number((await app.ctx.db('feed_loads').where({ feed: 'epss' }).count({ n: '*' }))[0]!.n), loads + 1);
+  await other.stop();
 });
 
 test.serial('GET /api/feeds: tenants reading findings see counts and dates but no sources; other tokens are refused', async (t) => {
