@@ -140,3 +140,15 @@ test.serial('a feed larger than feeds.maxBytes is refused; a large EPSS feed str
   t.like(result, { rows: 20_000, feedDate: '2026-11-27T00:00:00.000Z' });
   t.is((await epssFor(db, ['CVE-2024-10042'])).get('CVE-2024-10042')!.score, 0.00042);
 });
+
+test.serial('two loads of one feed at once: both are accepted in turn, and the later one diffs against the earlier', async (t) => {
+  const [a, b] = await Promise.all([load('epss', fixture('epss-2025-01-01-head.csv')), load('epss', fixture('epss-2026-07-28-head.csv'))]);
+  const inForce = (await db('feeds_current').where({ feed: 'epss' }).first()).load_id;
+  const [first, second] = inForce === b.loadId ? [a, b] : [b, a];
+  t.is(inForce, second!.loadId);
+  t.like(await db('feed_loads').where({ id: first!.loadId }).first(), { status: 'superseded' });
+  // Whichever came second, its change set is against the first, not against what was in force before both.
+  const expected = second === b ? { removed: 1, changed: 2, added: 0 } : { removed: 0, changed: 2, added: 1 };
+  t.like(second, expected);
+  t.deepEqual(await db('epss_scores').distinct('load_id').pluck('load_id'), [second!.loadId]);
+});
