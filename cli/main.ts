@@ -3,6 +3,7 @@ import { VERSION } from '../core/version.ts';
 import { adminCommand } from './commands/admin-command.ts';
 import { agentCommand } from './commands/agent-command.ts';
 import { exportCommand } from './commands/export-command.ts';
+import { feedsCommand } from './commands/feeds-command.ts';
 import { importCommand } from './commands/import-command.ts';
 import { migrateCommand } from './commands/migrate-command.ts';
 import { CliError, EXIT } from './exit-codes.ts';
@@ -15,7 +16,7 @@ import { report, type OutputOptions } from './output.ts';
  */
 export async function runCli(argv: string[]): Promise<number> {
   const program = new Command('rampart')
-    .description('Rampart command line: admin, migrate, import, export, agent')
+    .description('Rampart command line: admin, migrate, import, export, feeds, agent')
     .version(VERSION, '--version')
     .option('--json', 'machine-readable output on standard output (errors too)')
     .showHelpAfterError('(add --help for usage)')
@@ -31,6 +32,7 @@ export async function runCli(argv: string[]): Promise<number> {
   migrateCommand(program, output);
   importCommand(program, output, url);
   exportCommand(program, output, url);
+  feedsCommand(program, output);
   agentCommand(program);
   // Every command exits through here, with the codes of exit-codes.ts.
   for (const cmd of allCommands(program)) cmd.exitOverride();

@@ -6,6 +6,7 @@ import { scanConfigSchema, type ScanConfig } from './scan-config.ts';
 import { rateLimitConfigSchema, type RateLimitConfig } from './rate-limit-config.ts';
 import { siemConfigSchema, streamConfigSchema, type SiemConfig, type StreamConfig } from './event-channels-config.ts';
 import { retentionConfigSchema, type RetentionConfig } from './retention-config.ts';
+import { feedsConfigSchema, type FeedsConfig } from './feeds-config.ts';
 import { playbooksConfigSchema, type PlaybooksConfig } from './playbooks-config.ts';
 import { importsConfigSchema, type ImportsConfig } from './imports-config.ts';
 import { healthConfigSchema, type HealthConfig } from './health-config.ts';
@@ -54,6 +55,7 @@ export interface Config {
   executors: ExecutorsConfig;
   playbooks: PlaybooksConfig;
   retention: RetentionConfig;
+  feeds: FeedsConfig;
   outbound: OutboundConfig;
   secrets: { key: string | null; previousKeys: string[]; keyFile: string };
   webhooks: WebhooksConfig;
@@ -179,6 +181,7 @@ export const configSchema = Joi.object<Config>({
   executors: executorsConfigSchema.required(),
   playbooks: playbooksConfigSchema.required(),
   retention: retentionConfigSchema.required(),
+  feeds: feedsConfigSchema.required(),
   outbound: Joi.object({
     requireHttps: Joi.boolean().required(),
     allowPrivateCidrs: Joi.array().items(Joi.string().custom(cidr, 'CIDR')).required(),

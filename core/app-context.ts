@@ -44,6 +44,7 @@ import type { ApprovalSweeper } from './approvals/approval-sweeper.ts';
 import type { AgentService } from './agents/agent-service.ts';
 import type { ImportService } from './imports/import-service.ts';
 import type { InventoryService } from './inventory/inventory-service.ts';
+import type { FeedsService } from './feeds/feeds-service.ts';
 import type { SsoService } from './sso/sso-service.ts';
 import type { PersonalTokenService } from './auth/personal-tokens.ts';
 import type { SignInSettingsService } from './auth/sign-in-settings.ts';
@@ -87,6 +88,8 @@ export interface AppServices {
   imports: ImportService;
   /** The software inventory: SBOM uploads, components, where a package runs (core/inventory). */
   inventory: InventoryService;
+  /** The KEV and EPSS feeds: loads, the scheduled fetch, status (core/feeds; global, not per tenant). */
+  feeds: FeedsService;
   /** Single sign-on with OpenID Connect (core/sso). */
   sso: SsoService;
   /** A signed-in user's own API tokens. */

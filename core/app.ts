@@ -47,6 +47,7 @@ import { agentSettingsOf } from './agents/agent-settings.ts';
 import { createAgentHandle } from './agents/agent-handle.ts';
 import { ImportService } from './imports/import-service.ts';
 import { InventoryService } from './inventory/inventory-service.ts';
+import { FeedsService } from './feeds/feeds-service.ts';
 import { SsoService } from './sso/sso-service.ts';
 import { PersonalTokenService } from './auth/personal-tokens.ts';
 import { SignInSettingsService } from './auth/sign-in-settings.ts';
@@ -124,6 +125,8 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
       .register({ name: 'retention', roles: ['worker'], start: () => retention.start(), stop: () => retention.stop() })
       .register({ name: 'approvals', roles: ['worker'], start: () => approvalSweeper.start(), stop: () => approvalSweeper.stop() });
     for (const service of scans.background.services()) registry.register(service);
+    const feeds = new FeedsService(db, config.feeds, outbound, logger);
+    registry.register(feeds.background());
     const catalog = new ActionCatalog(db, { policy: outbound.policy, requireHttps: config.outbound.requireHttps });
     const playbooks = new PlaybookCatalog(db, catalog);
     const credentials = new CredentialStore(db, secretBox);
@@ -185,6 +188,7 @@ export async function createApp(config: Config, options: AppOptions): Promise<Ap
         playbookRuns: playbookRuns.runs,
         imports: new ImportService(db, outbox, findings, config.imports, logger),
         inventory: new InventoryService(db, config.imports, logger),
+        feeds,
         sso: new SsoService(db, config.sso, admin, config.auth.loginTokenTtlSeconds, logger),
         personalTokens: new PersonalTokenService(db, admin, config.sso.personalTokenMaxDays),
         signInSettings: new SignInSettingsService(db),

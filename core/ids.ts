@@ -7,7 +7,7 @@ const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 export type IdPrefix =
   | 'ten' | 'usr' | 'tok' | 'ast' | 'scn' | 'fnd' | 'act' | 'exe' | 'pbk' | 'pbx'
   | 'whk' | 'dlv' | 'siem' | 'sch' | 'exp' | 'note' | 'ver' | 'job'
-  | 'apr' | 'apd' | 'pbs' | 'sbm' | 'cmp' | 'sso';
+  | 'apr' | 'apd' | 'pbs' | 'sbm' | 'cmp' | 'sso' | 'fdl';
 
 /**
  * A ULID with a kind prefix, e.g. `ast_01JD3...`: 48 bits of milliseconds then 80

@@ -21,7 +21,8 @@ import { playbooksPlugin } from './playbooks/index.ts';
 import { metricsPlugin } from './metrics/index.ts';
 import { importsPlugin } from './imports/index.ts';
 import { inventoryPlugin } from './inventory/index.ts';
+import { feedsPlugin } from './feeds/index.ts';
 import { consolePlugin } from './console/index.ts';
 
 /** Every API area, in registration order: core/main.ts (and the test harness) hand this list to createApp. */
-export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, findingExportsPlugin, scansPlugin, webhooksPlugin, streamPlugin, siemPlugin, actionsPlugin, actionRunsPlugin, credentialsPlugin, approvalsPlugin, agentsPlugin, playbooksPlugin, importsPlugin, inventoryPlugin, metricsPlugin, docsPlugin, consolePlugin];
+export const routePlugins: Array<Plugin<AppContext>> = [healthPlugin, authPlugin, adminPlugin, pluginListPlugin, assetsPlugin, findingsPlugin, findingExportsPlugin, scansPlugin, webhooksPlugin, streamPlugin, siemPlugin, actionsPlugin, actionRunsPlugin, credentialsPlugin, approvalsPlugin, agentsPlugin, playbooksPlugin, importsPlugin, inventoryPlugin, feedsPlugin, metricsPlugin, docsPlugin, consolePlugin];

@@ -150,6 +150,47 @@ export class OutboundHttpClient {
     }
   }
 
+  /**
+   * A GET whose body is handed to `consume` as it arrives, never buffered here: large
+   * downloads (the EPSS feed) in flat memory. Same address policy as `request`; redirects
+   * are not followed (the caller decides, each hop checked again). `timeoutMs` bounds the
+   * whole exchange, `consume` included.
+   */
+  async download<T>(req: { url: string; headers?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal }, consume: (res: { statusCode: number; headers: IncomingHttpHeaders; body: AsyncIterable<Buffer> }) => Promise<T>): Promise<T> {
+    const url = parseDestination(req.url, this.#o);
+    const literal = ipLiteral(url.hostname);
+    const refused = literal ? this.policy.refusal(literal) : null;
+    if (literal && refused) throw new DestinationRefusedError(url.hostname, literal, refused);
+    const timeoutMs = req.timeoutMs ?? this.#o.defaultTimeoutMs;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const onAbort = () => controller.abort();
+    if (req.signal?.aborted) controller.abort();
+    else req.signal?.addEventListener('abort', onAbort, { once: true });
+    let res: Awaited<ReturnType<typeof request>> | undefined;
+    try {
+      res = await request(url, { method: 'GET', headers: { 'user-agent': this.#o.userAgent, ...req.headers }, signal: controller.signal, dispatcher: this.#agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    } catch (err) {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
+      const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+      throw classifyOutboundError(err, timedOut, { host: url.hostname, port, timeoutMs, connectTimeoutMs: this.#o.connectTimeoutMs });
+    }
+    try {
+      return await consume({ statusCode: res.statusCode, headers: res.headers, body: res.body as AsyncIterable<Buffer> });
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
+      // An unread rest (a redirect's body, a refused feed) is dropped; undici reports that as an abort nobody needs.
+      res.body.on('error', () => {});
+      res.body.destroy();
+    }
+  }
+
   async close(): Promise<void> {
     await this.#agent.close();
   }

@@ -21,6 +21,7 @@ import * as m020 from './020-scan-callback-deliveries.ts';
 import * as m030 from './030-finding-sources.ts';
 import * as m031 from './031-finding-merges.ts';
 import * as m032 from './032-finding-rededup.ts';
+import * as m035 from './035-feeds.ts';
 import * as m050 from './050-inventory.ts';
 import * as m051 from './051-sso.ts';
 
@@ -33,4 +34,4 @@ export interface Migration {
 }
 
 /** Every migration, in order. Append only: never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018, m019, m020, m030, m031, m032, m050, m051];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m006, m007, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018, m019, m020, m030, m031, m032, m035, m050, m051];
