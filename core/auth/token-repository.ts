@@ -147,6 +147,16 @@ export const tokenRepository = {
     if (row && (await db('api_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: now }))) await changeClock.markChanged(db, row.tenant_id, 'tokens', now);
   },
 
+  /** Revokes the user's live tokens holding any scope outside `allowed` (a demotion, a cut-off identity); returns how many. */
+  async revokeBeyond(db: Queryable, userId: string, tenantId: string, allowed: readonly Scope[], now: number): Promise<number> {
+    const live = (await db('api_tokens').where({ user_id: userId }).whereNull('revoked_at').select('id', 'scopes')) as Array<{ id: string; scopes: string }>;
+    const beyond = live.filter((t) => fromJson<Scope[]>(t.scopes, []).some((s) => !allowed.includes(s))).map((t) => t.id);
+    if (beyond.length === 0) return 0;
+    await db('api_tokens').whereIn('id', beyond).update({ revoked_at: now });
+    await changeClock.markChanged(db, tenantId, 'tokens', now);
+    return beyond.length;
+  },
+
   /**
    * When a tenant's token list last changed: issued, revoked or deleted (change clock), or
    * used (`last_used_at` is part of the list, and moves without a clock tick).

@@ -76,6 +76,11 @@ export const userRepository = {
     await db('users').where({ id }).update({ password_hash: passwordHash, updated_at: now });
   },
 
+  /** Sets the user's scopes (an identity provider's role, at each sign-in) and, when given, its display name. */
+  async setScopes(db: Queryable, id: string, scopes: readonly Scope[], now: number, name?: string | null): Promise<void> {
+    await db('users').where({ id }).update({ scopes: JSON.stringify(scopes), updated_at: now, ...(name ? { name: name.slice(0, 200) } : {}) });
+  },
+
   async listByTenant(db: Queryable, tenantId: string, page: PageRequest): Promise<Page<User>> {
     const result = await paginate<UserRow>(db('users').where({ tenant_id: tenantId }), page, (q) =>
       q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]),

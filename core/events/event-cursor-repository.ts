@@ -14,6 +14,11 @@ export const eventCursorRepository = {
     await db('event_cursors').insert({ consumer, last_event_id: first, locked_by: null, locked_until: 0, updated_at: now }).onConflict('consumer').ignore();
   },
 
+  /** Removes a consumer's cursor (its integration was deleted). */
+  async remove(db: Queryable, consumer: string): Promise<void> {
+    await db('event_cursors').where({ consumer }).delete();
+  },
+
   /** Leases the cursor to `holder` (free, expired, or already its own); returns its position, or null when another process holds it. */
   async acquire(db: Queryable, consumer: string, holder: string, now: number, leaseMs: number): Promise<number | null> {
     if (!(await cursorLease.claimById(db, consumer, { token: holder, now, leaseMs }))) return null;

@@ -1,9 +1,10 @@
 import type { RetentionConfig } from '../../config/retention-config.ts';
 import type { Db } from '../db/create-db.ts';
 import { eventCursorRepository } from '../events/event-cursor-repository.ts';
+import { eventRetentionRepository as events } from '../events/event-retention-repository.ts';
+import { deliveryRetentionRepository as deliveries } from '../webhooks/delivery-retention-repository.ts';
 import type { Logger } from '../logger.ts';
 import { PollLoop } from '../work/poll-loop.ts';
-import { retentionRepository as repo } from './retention-repository.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -67,9 +68,9 @@ export class RetentionSweeper {
     return {
       events: await this.#sweepEvents(now - config.eventsDays * DAY_MS),
       webhookDeliveries: await deleteInBatches(
-        (limit) => repo.finishedDeliveryIds(db, now - config.webhookDeliveriesDays * DAY_MS, limit), (ids) => repo.deleteDeliveries(db, ids), config.batchSize),
+        (limit) => deliveries.finishedDeliveryIds(db, now - config.webhookDeliveriesDays * DAY_MS, limit), (ids) => deliveries.deleteDeliveries(db, ids), config.batchSize),
       scanCallbacks: await deleteInBatches(
-        (limit) => repo.finishedCallbackIds(db, now - config.scanCallbacksDays * DAY_MS, limit), (ids) => repo.deleteCallbacks(db, ids), config.batchSize),
+        (limit) => deliveries.finishedCallbackIds(db, now - config.scanCallbacksDays * DAY_MS, limit), (ids) => deliveries.deleteCallbacks(db, ids), config.batchSize),
     };
   }
 
@@ -78,6 +79,6 @@ export class RetentionSweeper {
     // Active: moved within the retention, or leased by a running process (a consumer whose
     // handler keeps failing holds its lease without moving: its backlog must survive).
     const readBy = await eventCursorRepository.lowestActive(db, cutoff, Date.now());
-    return deleteInBatches((limit) => repo.oldEventIds(db, cutoff, readBy, limit), (ids) => repo.deleteEvents(db, ids), config.batchSize);
+    return deleteInBatches((limit) => events.oldEventIds(db, cutoff, readBy, limit), (ids) => events.deleteEvents(db, ids), config.batchSize);
   }
 }

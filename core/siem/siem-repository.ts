@@ -1,3 +1,5 @@
+import { eventCursorRepository } from '../events/event-cursor-repository.ts';
+import { eventRepository } from '../events/event-repository.ts';
 import type { Queryable } from '../db/create-db.ts';
 import { fromJson, toJson } from '../db/json.ts';
 import { paginate, type Page, type PageRequest } from '../db/paginate.ts';
@@ -58,8 +60,7 @@ export const siemRepository = {
   /** Inserts the integration and its cursor, placed after the newest event: it forwards from now on. */
   async insert(db: Queryable, id: string, tenantId: string, values: SiemChanges & { createdAt: number }): Promise<void> {
     await db('siem_integrations').insert({ id, tenant_id: tenantId, created_at: values.createdAt, ...toColumns(values) });
-    const latest = (await db('events').max({ id: 'id' }).first()) as { id: number | string | null } | undefined;
-    await db('event_cursors').insert({ consumer: siemConsumerName(id), last_event_id: Number(latest?.id ?? 0), locked_by: null, locked_until: 0, updated_at: values.createdAt });
+    await eventCursorRepository.ensure(db, siemConsumerName(id), await eventRepository.latestId(db), values.createdAt);
   },
 
   async findById(db: Queryable, tenantId: string, id: string): Promise<SiemRecord | null> {
@@ -93,7 +94,7 @@ export const siemRepository = {
 
   async delete(db: Queryable, tenantId: string, id: string): Promise<number> {
     const n = await db('siem_integrations').where({ tenant_id: tenantId, id }).delete();
-    if (n) await db('event_cursors').where({ consumer: siemConsumerName(id) }).delete();
+    if (n) await eventCursorRepository.remove(db, siemConsumerName(id));
     return n;
   },
 };

@@ -1,11 +1,10 @@
 import type { Queryable } from '../db/create-db.ts';
-import { changeClock } from '../db/change-clock.ts';
 import { isUniqueViolation } from '../db/db-errors.ts';
-import { fromJson } from '../db/json.ts';
 import { ROLE_SCOPES, type UserRole } from '../domain/roles.ts';
 import type { Scope } from '../domain/scopes.ts';
 import { newId } from '../ids.ts';
 import { SsoRefusal } from './sso-refusal.ts';
+import { tokenRepository } from '../auth/token-repository.ts';
 import { userRepository } from '../auth/user-repository.ts';
 
 // Never a valid PHC string: password verification of an SSO user's row always fails.
@@ -35,7 +34,7 @@ export const ssoIdentityRepository = {
       // A user an administrator disabled stays disabled: the provider's say-so does not undo that.
       const user = await userRepository.findById(trx, identity.user_id);
       if (user?.disabled) throw new SsoRefusal('sso_user_disabled', `user ${identity.user_id} is disabled in Rampart`);
-      await trx('users').where({ id: identity.user_id }).update({ scopes: JSON.stringify(scopes), updated_at: r.now, ...(r.name ? { name: r.name.slice(0, 200) } : {}) });
+      await userRepository.setScopes(trx, identity.user_id, scopes, r.now, r.name);
       await trx('sso_identities').where({ id: identity.id }).update({ role: r.role, last_sign_in_at: r.now });
       await this.revokeBeyond(trx, identity.user_id, r.tenantId, scopes, r.now);
       return { userId: identity.user_id, scopes };
@@ -62,11 +61,7 @@ export const ssoIdentityRepository = {
   },
 
   async revokeBeyond(db: Queryable, userId: string, tenantId: string, allowed: Scope[], now: number): Promise<void> {
-    const live = (await db('api_tokens').where({ user_id: userId }).whereNull('revoked_at').select('id', 'scopes')) as Array<{ id: string; scopes: string }>;
-    const beyond = live.filter((t) => fromJson<Scope[]>(t.scopes, []).some((s) => !allowed.includes(s))).map((t) => t.id);
-    if (beyond.length === 0) return;
-    await db('api_tokens').whereIn('id', beyond).update({ revoked_at: now });
-    await changeClock.markChanged(db, tenantId, 'tokens', now);
+    await tokenRepository.revokeBeyond(db, userId, tenantId, allowed, now);
   },
 
   async isSsoUser(db: Queryable, userId: string): Promise<boolean> {
