@@ -7,7 +7,7 @@ import { createAgentHandle } from '../../core/agents/agent-handle.ts';
 import type { AgentCommand, ExecutorResult } from '../../core/plugin-api/index.ts';
 import { createTestApp, type TestApp } from '../_helpers/harness/test-app.ts';
 import { eventually } from '../_helpers/harness/eventually.ts';
-import { freePort, ROOT } from '../_helpers/harness/spawn-service.ts';
+import { freePort, ROOT, SOURCE_NODE_ARGS } from '../_helpers/harness/spawn-service.ts';
 import { exitOf } from '../_helpers/harness/child-exit.ts';
 
 const CANARY = 'CANARY-AGENT-PARAM-9f3e';
@@ -53,7 +53,7 @@ test.after.always(async () => {
 });
 
 function startAgent(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'agent/main.ts', '--url', base, '--scripts-dir', scripts, '--wait-seconds', '1', ...args], {
+  const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'agent/main.ts', '--url', base, '--scripts-dir', scripts, '--wait-seconds', '1', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -141,7 +141,7 @@ test.serial('--token works but is wiped from the process arguments with a warnin
 
 test.serial('an unreachable Rampart is retried with backoff; a refused token stops the agent', async (t) => {
   const port = await freePort();
-  const away = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'agent/main.ts', '--url', `http://127.0.0.1:${port}`], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', RAMPART_AGENT_TOKEN: 'rmpa_whatever' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const away = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'agent/main.ts', '--url', `http://127.0.0.1:${port}`], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', RAMPART_AGENT_TOKEN: 'rmpa_whatever' }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(away);
   let out = '';
   away.stdout!.on('data', (d: Buffer) => (out += d.toString()));

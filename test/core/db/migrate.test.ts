@@ -3,11 +3,11 @@ import { createDb, dialectOf } from '../../../core/db/create-db.ts';
 import { migrationSource } from '../../../core/db/migrate.ts';
 import { migrations } from '../../../core/db/migrations/index.ts';
 import { runProcess } from '../../_helpers/harness/processes.ts';
-import { ROOT } from '../../_helpers/harness/spawn-service.ts';
+import { ROOT, SOURCE_NODE_ARGS } from '../../_helpers/harness/spawn-service.ts';
 import { createTestDatabase } from '../../_helpers/harness/test-db.ts';
 
 async function migrateCli(url: string): Promise<{ code: number | null; out: string }> {
-  const r = await runProcess(process.execPath, ['--import', 'tsx', 'core/db/migrate-cli.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATABASE_URL: url } });
+  const r = await runProcess(process.execPath, [...SOURCE_NODE_ARGS, 'core/db/migrate-cli.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATABASE_URL: url } });
   return { code: r.code, out: r.stdout + r.stderr };
 }
 

@@ -1,12 +1,12 @@
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { ROOT } from '../../_helpers/harness/spawn-service.ts';
+import { ROOT, SOURCE_NODE_ARGS } from '../../_helpers/harness/spawn-service.ts';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 import { createAsset, engineOnly, eventsOf, waitForScan } from '../../_helpers/harness/scan-helpers.ts';
 
 /** A worker PROCESS on the test app's database; resolves once it is ready. */
 function startWorkerProcess(databaseUrl: string) {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'test/_helpers/harness/scan-worker-process.ts'], {
+  const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'test/_helpers/harness/scan-worker-process.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: databaseUrl, WORKER_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],

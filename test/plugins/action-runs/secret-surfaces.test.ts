@@ -12,7 +12,7 @@ import { PassThrough } from 'node:stream';
 import { createLogger } from '../../../core/logger.ts';
 import { sharedTestCertificates } from '../../_helpers/certificates/certs.ts';
 import { eventually } from '../../_helpers/harness/eventually.ts';
-import { ROOT } from '../../_helpers/harness/spawn-service.ts';
+import { ROOT, SOURCE_NODE_ARGS } from '../../_helpers/harness/spawn-service.ts';
 import { createTestApp, type InjectResult, type TestApp } from '../../_helpers/harness/test-app.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../../_helpers/receivers/https-receiver.ts';
 import { openSse } from '../../_helpers/receivers/sse-client.ts';
@@ -120,7 +120,7 @@ test.serial('no form of a canary secret reaches any surface while every executor
   }
   const registered = await call('POST', '/api/agents', { name: 'site-a-agent', labels: ['site-a'] });
   t.is(registered.statusCode, 201, registered.raw);
-  agent = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'agent/main.ts', '--url', app.server.info.uri, '--scripts-dir', agentScripts, '--wait-seconds', '1'], {
+  agent = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'agent/main.ts', '--url', app.server.info.uri, '--scripts-dir', agentScripts, '--wait-seconds', '1'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', RAMPART_AGENT_TOKEN: registered.body.data.token },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,7 +8,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '../../_helpers/harness/eventually.ts';
-import { ROOT } from '../../_helpers/harness/spawn-service.ts';
+import { ROOT, SOURCE_NODE_ARGS } from '../../_helpers/harness/spawn-service.ts';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
 const LINES = 2000;
@@ -84,7 +84,7 @@ test.serial(`a local executable writing ${LINES} stderr lines at once keeps its 
 
 test.serial(`an agent's job posting ${AGENT_LINES} lines keeps its result and every line`, async (t) => {
   const registered = await call('POST', '/api/agents', { name: 'site-a-agent', labels: ['site-a'] });
-  agent = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'agent/main.ts', '--url', app.server.info.uri, '--scripts-dir', scripts, '--wait-seconds', '1'], {
+  agent = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'agent/main.ts', '--url', app.server.info.uri, '--scripts-dir', scripts, '--wait-seconds', '1'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', RAMPART_AGENT_TOKEN: registered.token },
     stdio: 'ignore',

@@ -47,12 +47,12 @@ process.stdin.on('end', () => {
   }
 }
 
-export async function playbookWorld(overrides: Record<string, unknown> = {}, slowMs = 60_000): Promise<PlaybookWorld> {
+export async function playbookWorld(overrides: Record<string, unknown> = {}, slowMs = 60_000, appOptions: Parameters<typeof createTestApp>[1] = {}): Promise<PlaybookWorld> {
   const scriptsDir = mkdtempSync(join(tmpdir(), 'rampart-pb-'));
   const marker = join(scriptsDir, 'runs.log');
   writeScripts(scriptsDir, marker, slowMs);
   const { executors, playbooks, ...rest } = overrides as { executors?: Record<string, unknown>; playbooks?: Record<string, unknown> };
-  const app = await createTestApp({ executors: { local: { scriptsDir }, pollIntervalMs: 20, ...executors }, playbooks: { pollIntervalMs: 20, leaseMs: 3000, ...playbooks }, ...rest });
+  const app = await createTestApp({ executors: { local: { scriptsDir }, pollIntervalMs: 20, ...executors }, playbooks: { pollIntervalMs: 20, leaseMs: 3000, ...playbooks }, ...rest }, appOptions);
   const { token, tenantId } = await app.tenant();
   const req = async (method: string, url: string, payload?: unknown) => {
     const res = await app.request(method, url, { token, payload });

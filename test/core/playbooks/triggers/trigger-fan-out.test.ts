@@ -1,5 +1,6 @@
 import test from 'ava';
 import { eventually } from '../../../_helpers/harness/eventually.ts';
+import { remaining } from '../../../../core/rate-limit/token-bucket.ts';
 import { DEFAULT_RATE_LIMITS } from '../../../_helpers/harness/rate-limit-config.ts';
 import { actionStep, playbookWorld, type PlaybookWorld } from '../runs/playbook-fixture.ts';
 
@@ -10,6 +11,9 @@ import { actionStep, playbookWorld, type PlaybookWorld } from '../runs/playbook-
  * to the tenant's request budget; each refused run raises a playbook_loop alert.
  */
 const S = 3;
+/** Tokens the second test leaves for caused runs (fewer than the S the root causes), and its standing rate-limit clock. */
+const LEFT = 2;
+const FROZEN_AT = Date.UTC(2026, 0, 1);
 
 async function fanOut(w: PlaybookWorld, name: string): Promise<{ pb: string; action: string }> {
   const action = await w.action(name, 'ok.js', ['note']);
@@ -68,19 +72,30 @@ test('one root run causes at most maxRunsPerRoot runs across its whole tree; the
 });
 
 test('runs caused by runs are charged to the tenant\'s request budget: a spent budget refuses them with a playbook_loop alert', async (t) => {
-  // The production tier table: a Standard tenant holds a burst of 20 tokens.
-  const w = await playbookWorld({ rateLimit: DEFAULT_RATE_LIMITS, playbooks: { maxTriggerDepth: 3, maxRunsPerRoot: 1000 } });
+  // The production tier table (a Standard tenant holds a burst of 20 tokens) on a rate-limit
+  // clock that stands still: the bucket never refills, so a slow machine cannot hand back tokens.
+  const w = await playbookWorld({ rateLimit: DEFAULT_RATE_LIMITS, playbooks: { maxTriggerDepth: 3, maxRunsPerRoot: 1000 } }, undefined, { rateLimitClock: () => FROZEN_AT });
+  const payer = { tenantId: w.tenantId, tier: 'standard' as const };
+  const left = async () => remaining((await w.app.ctx.rateLimiter.peek(payer)).views[0]!);
   try {
     await w.app.ctx.background.playbookTriggers.start();
     w.startWorkers();
     const { pb, action } = await fanOut(w, 'fan-b');
+    // Spend the burst by hand down to the trigger request plus LEFT tokens, which keeps the tree small.
+    while ((await left()) > LEFT + 1) t.is((await w.app.request('GET', '/api/playbooks', { token: w.token })).statusCode, 200);
     const res = await w.app.request('POST', `/api/actions/${action}/trigger`, { token: w.token, payload: { parameters: {} } });
     t.is(res.statusCode, 202, res.raw);
+    t.is(await left(), LEFT);
     const runs = await settled(w, pb);
-    // Unbounded by width this is 40 runs; the requests above and 1 token per caused run spend the burst first.
+    // Unbounded by width this is 40 runs; the root (started by hand, not by a run) is free and each caused run costs one token.
     t.true(runs.length < 1 + S + S * S + S * S * S, `${runs.length} runs`);
+    t.is(runs.length, 1 + LEFT, JSON.stringify(runs.map((r) => r.depth)));
+    t.is(await left(), 0);
+    const root = runs.find((r) => r.depth === 0)!;
     const limited = (await alertsFor(w, pb)).filter((a: { reason: string }) => a.reason === 'rate_limited');
     t.true(limited.length > 0);
+    t.is(limited[0].alert_type, 'playbook_loop');
+    t.is(limited[0].root_run_id, root.id);
     t.regex(limited[0].message, /request budget is spent/);
   } finally {
     await w.app.ctx.background.playbookTriggers.stop();
