@@ -53,6 +53,9 @@ export const ROUTE_MATRIX: Record<string, Entry> = {
 
   'GET /api/findings/{id}': one((a) => `/api/findings/${a.ids.finding}`),
   'PUT /api/findings/{id}/status': one((a) => `/api/findings/${a.ids.finding}/status`, { status: 'resolved', note: 'closed by B' }),
+  // B merging A's finding into its own request, and splitting A's finding: 404 either way, nothing moves.
+  'POST /api/findings/{id}/merge': one((a) => `/api/findings/${a.ids.finding}/merge`, { finding_ids: ['fnd_00000000000000000000000000'] }),
+  'POST /api/findings/{id}/split': one((a) => `/api/findings/${a.ids.finding}/split`, {}),
   'GET /api/findings/exports/{id}': one((a) => `/api/findings/exports/${a.ids.export}`),
   'GET /api/findings/exports/{id}/download': one((a) => `/api/findings/exports/${a.ids.export}/download`),
 
