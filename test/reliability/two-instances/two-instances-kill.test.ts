@@ -27,7 +27,17 @@ run('one instance SIGKILLed mid-load loses nothing: every delivery arrives, ever
   const lines = () => f.markerLines().slice(earlier);
   // Load through both until a run is executing under B, then kill B while work is queued everywhere.
   const load = f.queueWork(s.token, { findings: 60, runs: 12, scans: 2 }, s.actionId, s.assetId);
-  await eventually(async () => lines().some((l) => l[2] === bPid) && load.made.findings.length >= 20, 30_000);
+  // A run whose executable is still alive under B (its script outlives the poll by up to 2.5 s): killed
+  // after its script ended, B could have recorded it completed already, and nothing would be lost to see.
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  await eventually(async () => load.made.findings.length >= 20 && lines().some((l) => l[2] === bPid && alive(Number(l[1]))), 30_000);
   f.B.service.child.kill('SIGKILL');
   await f.B.service.exited;
   const beforeKill = load.made.findings.length;
