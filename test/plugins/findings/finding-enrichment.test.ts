@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
+import { FeedStore } from '../../../core/feeds/feed-store.ts';
 import type { FeedKind } from '../../../core/feeds/feed-types.ts';
 import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts';
 
@@ -8,6 +9,10 @@ import { createTestApp, type TestApp } from '../../_helpers/harness/test-app.ts'
 // global, so the tests run one after the other.
 const FEEDS = new URL('../../fixtures/feeds/', import.meta.url);
 const feedFile = (name: string) => readFileSync(new URL(name, FEEDS));
+/** A sample feed as the store reads any source: a stream of chunks. */
+async function* feedBytes(name: string): AsyncGenerator<Buffer> {
+  yield feedFile(name);
+}
 // A real nuclei v2 result, its CVE ids and names swapped for those the tests need.
 const REAL = JSON.parse(readFileSync(new URL('../../fixtures/imports/nuclei-v2-cve.jsonl', import.meta.url), 'utf8').split('\n')[0]!) as Record<string, any>;
 
@@ -20,7 +25,7 @@ test.after.always(async () => {
 });
 
 async function load(feed: FeedKind, name: string): Promise<void> {
-  await app.ctx.services.feeds.store.load(feed, { kind: 'file', location: name }, [feedFile(name)]);
+  await app.ctx.services.feeds.store.load(feed, { kind: 'file', location: name }, feedBytes(name));
 }
 
 function line(template: string, cves: string[]): string {
@@ -98,6 +103,11 @@ test.serial('kev and epss_min filter, sort_by=epss sorts, totals and pages agree
   t.deepEqual(await ids(b.token, 'kev=true'), { ids: [b.id('other-tenant')], total: 1 });
   t.deepEqual(await ids(b.token, 'sort_by=epss&epss_min=0.01'), { ids: [b.id('other-tenant')], total: 1 });
   t.is((await ids(a.token, 'per_page=100')).ids.includes(b.id('other-tenant')), false);
+
+  // An export takes the list's filters and sort, so it holds what the list shows.
+  const exported = await app.request('POST', '/api/findings/export', { token: a.token, payload: { format: 'json', filters: { kev: false, sort_by: 'epss' } } });
+  t.is(exported.statusCode, 200, exported.raw.slice(0, 300));
+  t.deepEqual((exported.body as Array<{ id: string }>).map((f) => f.id), [a.id('two-epss'), a.id('no-cve')]);
 });
 
 test.serial('bad kev, epss_min and sort_by values are a 400 in the one error shape', async (t) => {
@@ -117,4 +127,19 @@ test.serial('a second EPSS load shows its scores at once; a CVE it dropped leave
   t.like((await app.request('GET', `/api/findings/${a.id('one-kev')}`, { token: a.token })).body.data, { epss: null, kev: { cve: 'CVE-2026-35273' } });
   t.deepEqual(await ids(a.token, 'epss_min=0.2'), { ids: [a.id('two-epss')], total: 1 });
   t.is((await ids(a.token, 'sort_by=epss')).ids[0], a.id('two-epss'));
+});
+
+test.serial('a feed load ends a conditional GET\'s 304 on the finding detail: its enrichment changed', async (t) => {
+  const id = a.id('two-epss');
+  // A finding and feed loads of a minute ago, so a client's copy of 30 s ago is current.
+  await app.ctx.db('findings').where({ id }).update({ updated_at: Date.now() - 120_000 });
+  const past = new FeedStore(app.ctx.db, { maxBytes: 8 * 1024 * 1024, keepChangeSets: 2, clock: () => Date.now() - 60_000 });
+  await past.load('kev', { kind: 'file', location: 'old' }, feedBytes('kev-2026.06.15-head.json'));
+  await past.load('epss', { kind: 'file', location: 'old' }, feedBytes('epss-2025-01-01-head.csv'));
+  const since = new Date(Date.now() - 30_000).toUTCString();
+  t.is((await app.request('GET', `/api/findings/${id}`, { token: a.token, headers: { 'if-modified-since': since } })).statusCode, 304);
+  await load('epss', 'epss-2026-07-28-head.csv');
+  const res = await app.request('GET', `/api/findings/${id}`, { token: a.token, headers: { 'if-modified-since': since } });
+  t.is(res.statusCode, 200);
+  t.is(res.body.data.epss.score, 0.27858);
 });
