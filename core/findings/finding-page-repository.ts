@@ -30,7 +30,8 @@ export const findingPageRepository = {
     const fromMatches = sort.sortBy === 'epss' || Boolean(filters.asset_id || filters.scan_id)
       || (Boolean(filters.search) && total * 100 < (await findingCounterRepository.total(db, tenantId)));
     const offset = (page.page - 1) * page.perPage;
-    if (filters.search) {
+    // An EPSS sort computes a score per matching finding: ids first too, so only a page of rows is read whole.
+    if (filters.search || sort.sortBy === 'epss') {
       if (total === 0) return { total, rows: [] };
       // The page's ids first, from sort key and id alone (a covering index), then only those
       // rows in full: sorting thousands of whole rows, each with its asset looked up, is what
