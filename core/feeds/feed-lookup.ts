@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/create-db.ts';
-import { feedRepository as repo } from './feed-repository.ts';
+import { feedRepository as repo, type TableSource } from './feed-repository.ts';
 
 /** What the KEV catalog in force says about a CVE (the fields a finding carries). */
 export interface KevFacts {
@@ -7,6 +7,8 @@ export interface KevFacts {
   dateAdded: string;
   dueDate: string;
   knownRansomware: boolean;
+  vendorProject: string;
+  product: string;
   vulnerabilityName: string;
   requiredAction: string;
   cwes: string[];
@@ -52,6 +54,7 @@ export async function kevFor(db: Queryable, cves: readonly string[]): Promise<Ma
     for (const r of rows) {
       out.set(r.cve_id!, {
         cve: r.cve_id!, dateAdded: r.date_added!, dueDate: r.due_date!, knownRansomware: r.known_ransomware === 'Known',
+        vendorProject: r.vendor_project!, product: r.product!,
         vulnerabilityName: r.vulnerability_name!, requiredAction: r.required_action!, cwes: JSON.parse(r.cwes!) as string[],
         catalogVersion: r.feed_version!, feedDate: r.feed_date!,
       });
@@ -81,4 +84,24 @@ export async function epssFor(db: Queryable, cves: readonly string[]): Promise<M
 export async function changedCves(db: Queryable, loadId: string, page: { after?: string; limit?: number } = {}): Promise<FeedChange[]> {
   const rows = await repo.changes(db, loadId, page.after, page.limit ?? 1000);
   return rows.map((r) => ({ cve: r.cve_id, kind: r.kind }));
+}
+
+/**
+ * SQL pieces for the findings list's KEV/EPSS filters and sort, so the findings feature
+ * joins the feeds in force without naming their tables: `cves` selects the CVE ids of the
+ * KEV catalog in force (or of EPSS scores of at least `minScore`); `highestEpss` is a
+ * scalar subquery, the highest score in force among the CVEs a subquery selects.
+ */
+export const feedJoins = {
+  kevCves: (db: TableSource) => repo.inForceCves(db, 'kev'),
+  epssCves: (db: TableSource, minScore: number) => repo.inForceCves(db, 'epss', minScore),
+  highestEpss: (db: TableSource, cves: Parameters<typeof repo.highestEpss>[1]) => repo.highestEpss(db, cves),
+};
+
+/**
+ * When a feed last came into force (epoch ms; 0 if none ever did): what enriches a finding
+ * changes then, so its Last-Modified is at least this.
+ */
+export function feedsChangedAt(db: Queryable): Promise<number> {
+  return repo.currentChangedAt(db);
 }

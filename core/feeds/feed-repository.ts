@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db, Queryable } from '../db/create-db.ts';
 import { dialectOf } from '../db/create-db.ts';
 import { insertBatched } from '../db/insert-batches.ts';
@@ -29,6 +30,9 @@ export interface FeedLoadRow {
 }
 
 const DELETE_BATCH = 5000;
+
+/** A knex instance, or a builder factory on another query's connection (for subqueries). */
+export type TableSource = (table: string) => Knex.QueryBuilder;
 
 /** The only place that builds SQL over the feed tables (migration 035). */
 export const feedRepository = {
@@ -122,6 +126,28 @@ export const feedRepository = {
       .join('feed_loads', 'feed_loads.id', `${table}.load_id`)
       .whereIn(`${table}.cve_id`, cves)
       .select(`${table}.*`, 'feed_loads.feed_version', 'feed_loads.feed_date')) as Array<Record<string, string | number>>;
+  },
+
+  /**
+   * A subquery selecting the CVEs of the load in force of `feed` (EPSS: those scoring at
+   * least `minScore`), for another feature's `cve in (…)`; reads the primary key (load_id, cve_id).
+   */
+  inForceCves(db: TableSource, feed: FeedKind, minScore?: number): Knex.QueryBuilder {
+    const { table } = FEED_TABLES[feed];
+    const q = db(table).where('load_id', db('feeds_current').where({ feed }).select('load_id')).select('cve_id');
+    if (feed === 'epss' && minScore !== undefined) q.where('epss', '>=', minScore);
+    return q;
+  },
+
+  /** A scalar subquery: the highest EPSS score in force among the CVEs `cves` selects (null when none has one). */
+  highestEpss(db: TableSource, cves: Knex.QueryBuilder): Knex.QueryBuilder {
+    return db('epss_scores').where('load_id', db('feeds_current').where({ feed: 'epss' }).select('load_id')).whereIn('cve_id', cves).max({ m: 'epss' });
+  },
+
+  /** When any feed's load in force last changed (epoch ms), 0 if never. */
+  async currentChangedAt(db: Queryable): Promise<number> {
+    const row = (await db('feeds_current').max({ m: 'updated_at' }).first()) as { m: number | string | null } | undefined;
+    return Number(row?.m ?? 0);
   },
 
   async changes(db: Queryable, loadId: string, after: string | undefined, limit: number): Promise<Array<{ cve_id: string; kind: 'added' | 'removed' | 'changed' }>> {

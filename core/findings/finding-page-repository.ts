@@ -8,7 +8,7 @@ import type { FindingFilters, FindingSort } from './finding-views.ts';
 
 // The (tenant, key, id) index of each sort and of the severity/status filters: a MariaDB walk
 // names the one it reads (its planner would start from the word index and read a row per match).
-const SORT_INDEX: Record<FindingSort['sortBy'], string> = {
+const SORT_INDEX: Record<Exclude<FindingSort['sortBy'], 'epss'>, string> = {
   severity: 'findings_tenant_id_severity_rank_id_index',
   cvss: 'findings_tenant_id_cvss_tenths_id_index',
   discovered_at: 'findings_tenant_id_discovered_at_id_index',
@@ -26,15 +26,17 @@ export const findingPageRepository = {
     const total = await this.count(db, tenantId, filters);
     // A search matching under 1 % of the tenant's findings: sorting its matches beats walking
     // the sort index past a hundred rows for each one; a common word is the other way round.
-    const fromMatches = Boolean(filters.asset_id || filters.scan_id)
+    // An EPSS sort has no index to walk: it always sorts the matches.
+    const fromMatches = sort.sortBy === 'epss' || Boolean(filters.asset_id || filters.scan_id)
       || (Boolean(filters.search) && total * 100 < (await findingCounterRepository.total(db, tenantId)));
     const offset = (page.page - 1) * page.perPage;
-    if (filters.search) {
+    // An EPSS sort computes a score per matching finding: ids first too, so only a page of rows is read whole.
+    if (filters.search || sort.sortBy === 'epss') {
       if (total === 0) return { total, rows: [] };
       // The page's ids first, from sort key and id alone (a covering index), then only those
       // rows in full: sorting thousands of whole rows, each with its asset looked up, is what
       // made a common word take seconds. A common word walks the sort index (see whereSearch).
-      const matches = findingRepository.query(db, tenantId, filters, fromMatches, fromMatches ? undefined : SORT_INDEX[sort.sortBy]).select('findings.id');
+      const matches = findingRepository.query(db, tenantId, filters, fromMatches, fromMatches || sort.sortBy === 'epss' ? undefined : SORT_INDEX[sort.sortBy]).select('findings.id');
       const pageIds = (await findingRepository.ordered(matches, sort, fromMatches && dialectOf(db) === 'sqlite').limit(page.perPage).offset(offset)) as Array<{ id: string }>;
       if (!pageIds.length) return { total, rows: [] };
       const rows = findingRepository.withAsset(db('findings').where('findings.tenant_id', tenantId).whereIn('findings.id', pageIds.map((r) => r.id)));

@@ -19,6 +19,7 @@ import { toIsoRequired } from '../time.ts';
 import { findingSearchRepository } from './finding-search-repository.ts';
 import { findingWordRepository } from './finding-word-repository.ts';
 import { findingCounters } from './finding-counters.ts';
+import { findingCveRepository } from './finding-cve-repository.ts';
 import type { FindingFilters, FindingSort } from './finding-views.ts';
 import { insertBatched } from '../db/insert-batches.ts';
 
@@ -112,7 +113,7 @@ export interface NewFinding {
   checkId?: string;
 }
 
-const SORT_COLUMN: Record<FindingSort['sortBy'], string> = {
+const SORT_COLUMN: Record<Exclude<FindingSort['sortBy'], 'epss'>, string> = {
   severity: 'findings.severity_rank',
   cvss: 'findings.cvss_tenths',
   discovered_at: 'findings.discovered_at',
@@ -148,6 +149,8 @@ export const findingRepository = {
     if (f.cvss_min !== undefined) q.where('findings.cvss_tenths', '>=', Math.ceil(f.cvss_min * 10 - 1e-9));
     if (f.cvss_max !== undefined) q.where('findings.cvss_tenths', '<=', Math.floor(f.cvss_max * 10 + 1e-9));
     if (f.search) findingSearchRepository.whereSearch(q, db, tenantId, f.search, searchDrives);
+    if (f.kev !== undefined) findingCveRepository.whereKev(q, tenantId, f.kev);
+    if (f.epss_min !== undefined) findingCveRepository.whereEpssAtLeast(q, tenantId, f.epss_min);
     return q;
   },
 
@@ -171,6 +174,8 @@ export const findingRepository = {
    */
   ordered(q: Knex.QueryBuilder, sort: FindingSort, unindexedSort = false): Knex.QueryBuilder {
     const dir = sort.sortOrder === 'asc' ? 'asc' : 'desc';
+    // No index holds a finding's score: the page is sorted from the matches whatever the filters.
+    if (sort.sortBy === 'epss') return findingCveRepository.orderByEpss(q, dir);
     if (unindexedSort) {
       return q.orderByRaw(`+?? ${dir}, +?? ${dir}`, [SORT_COLUMN[sort.sortBy], 'findings.id']);
     }

@@ -18,9 +18,11 @@ import { refreshAssetRisk } from './asset-risk.ts';
 import { prepareFinding, type FindingInput } from './finding-input.ts';
 import { findingStats, type FindingStats } from './finding-stats.ts';
 import { FindingMergeService } from './finding-merge-service.ts';
+import { withEnrichment, type FindingEnrichment } from './finding-enrichment.ts';
+import { feedsChangedAt } from '../feeds/feed-lookup.ts';
 import { sourcesAndDedup, type FindingDedup, type FindingSource } from './finding-sources.ts';
 
-export interface FindingDetail extends FindingRecord {
+export interface FindingDetail extends FindingRecord, FindingEnrichment {
   notes: FindingNote[];
   status_history: StatusChange[];
   sources: FindingSource[];
@@ -76,22 +78,30 @@ export class FindingService {
     return findingStats(this.#db, tenantId);
   }
 
-  async list(tenantId: string, filters: FindingFilters, sort: FindingSort, page: PageRequest): Promise<Page<FindingListItem>> {
+  /** A page of the list, each finding with its KEV/EPSS enrichment read from the feeds in force. */
+  async list(tenantId: string, filters: FindingFilters, sort: FindingSort, page: PageRequest): Promise<Page<FindingListItem & FindingEnrichment>> {
     const result = await findingPageRepository.list(this.#db, tenantId, filters, sort, page);
-    return { total: result.total, rows: result.rows.map(toFindingListItem) };
+    return { total: result.total, rows: await withEnrichment(this.#db, tenantId, result.rows.map(toFindingListItem)) };
   }
 
-  /** updated_at of the tenant's finding (epoch ms), or null when there is none: for Last-Modified. */
+  /** The list's Last-Modified: the later of the findings' change clock and the last feed load (the enrichment changes with it). */
+  async listChangedAtWithFeeds(tenantId: string): Promise<number | null> {
+    const [changed, feeds] = await Promise.all([this.listChangedAt(tenantId), feedsChangedAt(this.#db)]);
+    return changed === null && feeds === 0 ? null : Math.max(changed ?? 0, feeds);
+  }
+
+  /** The finding's updated_at or the last feed load, whichever is later (epoch ms); null when there is no such finding: for Last-Modified. */
   async updatedAt(tenantId: string, id: string): Promise<number | null> {
     const row = await findingRepository.findById(this.#db, tenantId, id);
-    return row ? Number(row.updated_at) : null;
+    return row ? Math.max(Number(row.updated_at), await feedsChangedAt(this.#db)) : null;
   }
 
   async get(tenantId: string, id: string): Promise<FindingDetail> {
     const row = await findingRepository.findById(this.#db, tenantId, id);
     if (!row) throw new NotFoundError('Finding');
     const [notes, history, dedup] = await Promise.all([findingHistoryRepository.notes(this.#db, id), findingHistoryRepository.history(this.#db, id), sourcesAndDedup(this.#db, id)]);
-    return { ...toFindingRecord(row), notes, status_history: history, ...dedup };
+    const [enriched] = await withEnrichment(this.#db, tenantId, [toFindingRecord(row)]);
+    return { ...enriched!, notes, status_history: history, ...dedup };
   }
 
   /** Imports findings atomically: any invalid item (bad vector, unknown asset) rejects all. */

@@ -14,9 +14,13 @@ export interface FindingFilters {
   cvss_min?: number;
   cvss_max?: number;
   search?: string;
+  /** true: a CVE of the finding is in the KEV catalog in force; false: none is. */
+  kev?: boolean;
+  /** The finding's highest EPSS score in force is at least this (0..1). */
+  epss_min?: number;
 }
 
 export interface FindingSort {
-  sortBy: 'severity' | 'cvss' | 'discovered_at' | 'title';
+  sortBy: 'severity' | 'cvss' | 'discovered_at' | 'title' | 'epss';
   sortOrder: 'asc' | 'desc';
 }

@@ -7,7 +7,7 @@ import { dataOf, listMeta, listOf } from '../../core/http/pagination.ts';
 import type { FindingFilters, FindingSort } from '../../core/findings/finding-views.ts';
 import type { FindingStatus } from '../../core/domain/finding-status.ts';
 import {
-  findingDetailSchema, findingIdParams, findingListItemSchema, findingListQuery, statsSchema, statusPayload, statusResultSchema,
+  enrichedFindingListItemSchema, findingDetailSchema, findingIdParams, findingListQuery, statsSchema, statusPayload, statusResultSchema,
 } from './finding-schemas.ts';
 
 const read = { access: { scope: ['findings:read'] } };
@@ -30,10 +30,10 @@ export function findingRoutes(ctx: AppContext): ServerRoute[] {
         auth: read,
         tags,
         description: 'List findings',
-        notes: 'List view: no cvss_vector, evidence, tags or notes. `severity` sorts by rank (critical > high > medium > low > info); ties are broken by id in the same direction. cvss_min/cvss_max are inclusive. `search` is an index-backed word search over title and description, every term required: `word`, `word*` (prefix), `"a phrase"`; case-insensitive; each word 3 to 84 letters, digits or _ (else 400 validation_failed); docs/api.md, "Finding search". With no filter but severity/status, meta.total comes from maintained counters.',
-        plugins: { rampart: { lastModified: collectionLastModified((tenantId) => service.listChangedAt(tenantId)) } },
+        notes: 'List view: no cvss_vector, evidence, tags or notes. `severity` sorts by rank (critical > high > medium > low > info); ties are broken by id in the same direction. cvss_min/cvss_max are inclusive. `search` is an index-backed word search over title and description, every term required: `word`, `word*` (prefix), `"a phrase"`; case-insensitive; each word 3 to 84 letters, digits or _ (else 400 validation_failed); docs/api.md, "Finding search". With no filter but severity/status, meta.total comes from maintained counters. Each item carries `kev` and `epss`, read from the KEV and EPSS feeds in force for the finding\'s CVEs (docs/feeds.md, "On findings"); `kev=true|false` and `epss_min` filter on them, `sort_by=epss` sorts by the highest score. Last-Modified is the later of the last finding change and the last feed load.',
+        plugins: { rampart: { lastModified: collectionLastModified((tenantId) => service.listChangedAtWithFeeds(tenantId)) } },
         validate: { query: findingListQuery },
-        response: { status: { 200: listOf(findingListItemSchema, 'FindingList') } },
+        response: { status: { 200: listOf(enrichedFindingListItemSchema, 'FindingList') } },
       },
       handler: async (request) => {
         const q = request.query as unknown as FindingFilters & { sort_by: FindingSort['sortBy']; sort_order: FindingSort['sortOrder']; page: number; per_page: number };
@@ -62,7 +62,7 @@ export function findingRoutes(ctx: AppContext): ServerRoute[] {
         auth: read,
         tags,
         description: 'Get a finding (detail view)',
-        notes: 'Adds cvss_vector, evidence, tags, notes (`{id, author, text, created_at}`, oldest first; author is the user id, or the token id for a token without a user) and status_history (oldest first; the first entry, with old_status null, records the creation); sources (each tool rule that reported it, with first/last seen and the keys it joined on) and dedup (the fingerprint keys and those that matched): docs/finding-fingerprints.md.',
+        notes: 'Adds cvss_vector, evidence, tags, notes (`{id, author, text, created_at}`, oldest first; author is the user id, or the token id for a token without a user) and status_history (oldest first; the first entry, with old_status null, records the creation); sources (each tool rule that reported it, with first/last seen and the keys it joined on) and dedup (the fingerprint keys and those that matched): docs/finding-fingerprints.md. kev and epss as in the list (docs/feeds.md, "On findings"); Last-Modified is the later of updated_at and the last feed load.',
         plugins: { rampart: { lastModified: (request) => service.updatedAt(callerOf(request).tenantId, String(request.params.id)) } },
         validate: { params: findingIdParams, query: Joi.object({}) },
         response: { status: { 200: dataOf(findingDetailSchema, 'FindingResponse') } },

@@ -41,10 +41,12 @@ export const findingFilterKeys = {
     }
     return value;
   }).description('Words in the title or description, all required, case-insensitive: `word`, `word*` (prefix), `"a phrase"`; every word 3 to 84 letters, digits or _ (docs/api.md, "Finding search").'),
+  kev: Joi.boolean().description('true: findings with a CVE in the KEV catalog in force; false: findings with none (those without CVE included). docs/feeds.md, "On findings".'),
+  epss_min: Joi.number().min(0).max(1).description('Findings whose highest EPSS score in force is at least this, 0 to 1 (findings without a score are left out).'),
 };
 
 export const findingSortKeys = {
-  sort_by: Joi.string().valid('severity', 'cvss', 'discovered_at', 'title').default('discovered_at').description('`severity` sorts by rank (critical > high > medium > low > info).'),
+  sort_by: Joi.string().valid('severity', 'cvss', 'discovered_at', 'title', 'epss').default('discovered_at').description('`severity` sorts by rank (critical > high > medium > low > info); `epss` by the finding\'s highest EPSS score in force, a finding without a score ranking below every score.'),
   sort_order: Joi.string().valid('asc', 'desc').default('desc'),
 };
 
@@ -99,6 +101,34 @@ export const findingListItemSchema = Joi.object({
   updated_at: iso.required(),
 }).label('FindingListItem');
 
+const day = Joi.string().pattern(/^\d{4}-\d{2}-\d{2}$/);
+
+const kevSchema = Joi.object({
+  cve: Joi.string().required().description('The CVE of the entry shown: of the finding\'s CVEs in the catalog, the one with the earliest due date.'),
+  in_catalog: Joi.boolean().valid(true).required(),
+  date_added: day.required(),
+  due_date: day.required().description('CISA\'s remediation due date for federal agencies (YYYY-MM-DD).'),
+  known_ransomware: Joi.boolean().required().description('The catalog says the CVE is known to be used in ransomware campaigns.'),
+  vendor_project: Joi.string().allow('').required(),
+  product: Joi.string().allow('').required(),
+}).label('FindingKev');
+
+const epssSchema = Joi.object({
+  cve: Joi.string().required().description('The finding\'s CVE with the highest score.'),
+  score: Joi.number().min(0).max(1).required(),
+  percentile: Joi.number().min(0).max(1).required(),
+  feed_date: iso.required().description('The EPSS feed\'s score_date.'),
+}).label('FindingEpss');
+
+/** KEV and EPSS of the finding's CVEs, read from the feeds in force when the finding is read (docs/feeds.md, "On findings"). */
+const enrichmentKeys = {
+  kev: kevSchema.allow(null).required().description('null unless a CVE of the finding is in the KEV catalog in force.'),
+  epss: epssSchema.allow(null).required().description('null unless a CVE of the finding has an EPSS score in force.'),
+};
+
+/** GET /api/findings items: the list view with the feeds' enrichment. */
+export const enrichedFindingListItemSchema = findingListItemSchema.keys(enrichmentKeys).label('EnrichedFindingListItem');
+
 export const findingRecordSchema = findingListItemSchema
   .keys({
     // Empty for an imported finding whose tool gave no CVSS vector (docs/importers.md).
@@ -152,6 +182,7 @@ export const findingDetailSchema = findingRecordSchema
         split_at: iso.allow(null).required(),
       }).label('FindingMerge')).required().description('Findings merged into this one by hand (POST /api/findings/{id}/merge), newest first; split_at once undone.'),
     }).label('FindingDedup').required().description('Why the sources are one finding.'),
+    ...enrichmentKeys,
   })
   .label('Finding');
 

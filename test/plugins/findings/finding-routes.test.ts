@@ -93,10 +93,11 @@ test('list view, detail view, filters', async (t) => {
   const info = await add(token, { asset_id: a2, title: 'TLS 1.3 supported', cvss_vector: V.info, status: 'resolved' });
   const list = await t0.request('GET', '/api/findings', { token });
   t.is(list.body.meta.total, 5);
-  t.deepEqual(Object.keys(list.body.data[0]).sort(), LIST_KEYS);
+  // The spec's keys, plus kev and epss from the feeds (issue 27: docs/feeds.md, "On findings").
+  t.deepEqual(Object.keys(list.body.data[0]).sort(), [...LIST_KEYS, 'epss', 'kev'].sort());
   const detail = await t0.request('GET', `/api/findings/${high.id}`, { token });
   // The spec's keys, plus sources and dedup (issue 27: docs/finding-fingerprints.md).
-  t.deepEqual(Object.keys(detail.body.data).sort(), [...LIST_KEYS, 'cvss_vector', 'dedup', 'evidence', 'notes', 'sources', 'status_history', 'tags'].sort());
+  t.deepEqual(Object.keys(detail.body.data).sort(), [...LIST_KEYS, 'cvss_vector', 'dedup', 'epss', 'evidence', 'kev', 'notes', 'sources', 'status_history', 'tags'].sort());
   t.deepEqual(detail.body.data.sources, [], 'a finding created through the API has no tool source');
   t.deepEqual(detail.body.data.dedup, { keys: [], matched: [], merges: [] });
   t.is(detail.body.data.status_history.length, 1);
