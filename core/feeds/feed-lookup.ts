@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/create-db.ts';
 import { feedRepository as repo, type TableSource } from './feed-repository.ts';
+import type { FeedKind } from './feed-types.ts';
 
 /** What the KEV catalog in force says about a CVE (the fields a finding carries). */
 export interface KevFacts {
@@ -97,6 +98,11 @@ export const feedJoins = {
   epssCves: (db: TableSource, minScore: number) => repo.inForceCves(db, 'epss', minScore),
   highestEpss: (db: TableSource, cves: Parameters<typeof repo.highestEpss>[1]) => repo.highestEpss(db, cves),
 };
+
+/** The feeds that have a load in force: without one, "not in the catalog" cannot be said. */
+export async function feedsInForce(db: Queryable): Promise<Set<FeedKind>> {
+  return new Set((await repo.currentLoads(db)).map((l) => l.feed));
+}
 
 /**
  * When a feed last came into force (epoch ms; 0 if none ever did): what enriches a finding

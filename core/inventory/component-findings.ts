@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/create-db.ts';
 import { fromJson } from '../db/json.ts';
+import { epssFor, feedsInForce, kevFor } from '../feeds/feed-lookup.ts';
 import { toIsoRequired } from '../time.ts';
 import { inventoryRepository } from './inventory-repository.ts';
 import { tryParsePurl } from './purl.ts';
@@ -21,9 +22,9 @@ export interface LinkedFinding {
   cvss: number;
   status: string;
   cve_ids: string[];
-  /** On CISA's Known Exploited Vulnerabilities list: null until Rampart loads that feed (not yet). */
+  /** One of its CVEs is on CISA's Known Exploited Vulnerabilities list; null while no KEV catalog is loaded (docs/feeds.md). */
   kev: boolean | null;
-  /** FIRST EPSS probability (0-1): null until Rampart loads that feed (not yet). */
+  /** The highest FIRST EPSS probability (0-1) of its CVEs; null without a score (or no EPSS feed loaded). */
   epss: number | null;
   updated_at: string;
 }
@@ -92,5 +93,19 @@ export async function linkFindings(db: Queryable, tenantId: string, targets: Lin
       }
     }
   }
-  return out;
+  return enrich(db, out);
+}
+
+/** KEV and EPSS of the linked findings' CVEs, from the feeds in force (read-time, as on findings). */
+async function enrich(db: Queryable, linked: Map<string, LinkedFinding[]>): Promise<Map<string, LinkedFinding[]>> {
+  const all = [...linked.values()].flat();
+  const cves = [...new Set(all.flatMap((f) => f.cve_ids))];
+  if (cves.length === 0) return linked;
+  const [loaded, kev, epss] = await Promise.all([feedsInForce(db), kevFor(db, cves), epssFor(db, cves)]);
+  for (const f of all) {
+    f.kev = loaded.has('kev') ? f.cve_ids.some((c) => kev.has(c)) : null;
+    const scores = f.cve_ids.map((c) => epss.get(c)?.score).filter((s): s is number => s !== undefined);
+    f.epss = scores.length ? Math.max(...scores) : null;
+  }
+  return linked;
 }

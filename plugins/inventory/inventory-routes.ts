@@ -128,7 +128,7 @@ export function inventoryRoutes(ctx: AppContext): ServerRoute[] {
         auth: { access: { scope: ['+assets:read', '+findings:read'] } },
         tags,
         description: 'A component of an asset\'s inventory: its dependencies and the findings that concern it',
-        notes: 'Needs both assets:read and findings:read. A component of a superseded upload is a 404. `findings` are linked by the rule in docs/inventory.md#findings-and-components (at most 1,000 per asset are examined); `kev` and `epss` are null until Rampart loads those feeds.',
+        notes: 'Needs both assets:read and findings:read. A component of a superseded upload is a 404. `findings` are linked by the rule in docs/inventory.md#findings-and-components (at most 1,000 per asset are examined); `kev` says whether one of the finding\'s CVEs is in the KEV catalog in force (null while none is loaded), `epss` is the highest EPSS score of its CVEs (null without one); see docs/feeds.md.',
         validate: { params: componentIdParams, query: Joi.object({}) },
         response: { status: { 200: dataOf(componentDetailSchema, 'ComponentResponse') } },
       },

@@ -57,8 +57,8 @@ const linkedFindingSchema = Joi.object({
   cvss: Joi.number().required(),
   status: Joi.string().required(),
   cve_ids: Joi.array().items(Joi.string()).required(),
-  kev: Joi.boolean().allow(null).required().description('On CISA\'s Known Exploited Vulnerabilities list. Always null for now: Rampart does not load the KEV feed yet.'),
-  epss: Joi.number().min(0).max(1).allow(null).required().description('FIRST EPSS probability. Always null for now: Rampart does not load the EPSS feed yet.'),
+  kev: Joi.boolean().allow(null).required().description('One of its CVEs is on CISA\'s Known Exploited Vulnerabilities list in force; null while no KEV catalog is loaded (docs/feeds.md).'),
+  epss: Joi.number().min(0).max(1).allow(null).required().description('The highest FIRST EPSS probability of its CVEs; null when none has a score or no EPSS feed is loaded.'),
   updated_at: iso.required(),
 }).label('ComponentFinding');
 

@@ -136,7 +136,7 @@ test('where do we run this package: every asset carrying it, with versions, by p
   t.regex(bad.body.error.message, /pkg:/);
 });
 
-test('findings naming a CVE link to the component their evidence names; kev and epss stay null until enrichment exists', async (t) => {
+test('findings naming a CVE link to the component their evidence names; kev and epss are null while no feed is loaded (component-enrichment.test.ts loads them)', async (t) => {
   const { token, tenantId, assets: [asset, elsewhere] } = await tenantWithAssets('linked', 'elsewhere');
   await upload(token, asset!, docs.v2spdx!);
   await upload(token, elsewhere!, docs.v1cdx!);
