@@ -14,8 +14,8 @@ function Neighbours({ list, label }) {
 
 /**
  * One component of an asset's inventory: what it is, its dependencies both ways, and the
- * findings that concern it (docs/inventory.md#findings-and-components). KEV and EPSS say
- * "not loaded" while the API answers null: Rampart does not load those feeds yet.
+ * findings that concern it (docs/inventory.md#findings-and-components). KEV says "not
+ * loaded" while the API answers null (no catalog in force); EPSS null is "no score".
  * @param {import('../app/routes.js').PageProps} props
  */
 export default function Component({ params }) {
@@ -42,7 +42,7 @@ export default function Component({ params }) {
             <thead><tr><th scope="col">Severity</th><th scope="col">Finding</th><th scope="col">CVE</th><th scope="col">Status</th><th scope="col">Known exploited (KEV)</th><th scope="col">EPSS</th></tr></thead>
             <tbody>${x.findings.map((f) => html`<tr key=${f.id}>
               <td><${SeverityBadge} severity=${f.severity} /></td><td><a href=${href(`/findings/${f.id}`)}>${f.title}</a></td><td>${f.cve_ids.join(', ')}</td>
-              <td><${StatusBadge} status=${f.status} /></td><td>${f.kev === null ? 'not loaded' : f.kev ? 'yes' : 'no'}</td><td>${f.epss === null ? 'not loaded' : f.epss.toFixed(3)}</td></tr>`)}</tbody>
+              <td><${StatusBadge} status=${f.status} /></td><td>${f.kev === null ? 'not loaded' : f.kev ? 'yes' : 'no'}</td><td>${f.epss === null ? 'no score' : f.epss.toFixed(3)}</td></tr>`)}</tbody>
           </table></div>
           <p class="hint">KEV and EPSS appear once Rampart loads those feeds (not yet).</p>`}
     </section>

@@ -78,7 +78,7 @@ run('an SBOM uploaded on the asset page becomes its inventory, and "where do we 
   await page.getByRole('button', { name: 'Find' }).click();
   await page.getByText('No asset\'s inventory holds pkg:npm/left-pad.').waitFor();
 
-  // A component's page: its dependencies both ways, and its findings (KEV/EPSS not loaded yet).
+  // A component's page: its dependencies both ways, and its findings (none here).
   await page.goto(`${server.url}/console#/components?q=pkg%3Anpm%2Fms`);
   await page.getByRole('table', { name: /Assets running/ }).getByRole('link', { name: 'ms' }).first().click();
   await page.getByRole('heading', { name: /^ms 2\.1\.3/, level: 1 }).waitFor();
