@@ -29,16 +29,19 @@ export function EpssFact({ epss }) {
 export function EnrichmentFacts({ f }) {
   return html`
     <dt>KEV</dt><dd>${f.kev
-      ? html`${f.kev.cve}: ${f.kev.vendor_project} ${f.kev.product}, added <${Time} value=${f.kev.date_added} empty="—" />, due ${f.kev.due_date}; ${f.kev.known_ransomware ? 'known to be used in ransomware campaigns' : 'no known ransomware use'}`
+      ? html`${f.kev.cve}: ${f.kev.vendor_project} ${f.kev.product}, added ${f.kev.date_added}, due ${f.kev.due_date}; ${f.kev.known_ransomware ? 'known to be used in ransomware campaigns' : 'no known ransomware use'}`
       : 'not in the KEV catalog'}</dd>
     <dt>EPSS</dt><dd>${f.epss ? html`${percent(f.epss.score)} chance of exploitation in 30 days, percentile ${percent(f.epss.percentile)} (${f.epss.cve}, feed of ${f.epss.feed_date.slice(0, 10)})` : 'no EPSS score'}</dd>
   `;
 }
 
+/** Rule keys and locations join their parts with control characters, shown as separators. @param {string} text */
+const readable = (text) => text.replace(/[\u0000-\u001f]+/g, ' · ');
+
 /** @param {{ keys: Array<{ kind: string, value: string }> | null }} props */
 function Keys({ keys }) {
   if (!keys || !keys.length) return html`<span>—</span>`;
-  return html`${keys.map((k, i) => html`${i ? ', ' : ''}<code key=${i}>${k.kind.replace(/_/g, ' ')} ${k.value}</code>`)}`;
+  return html`${keys.map((k, i) => html`${i ? ', ' : ''}<code key=${i}>${k.kind.replace(/_/g, ' ')} ${readable(k.value)}</code>`)}`;
 }
 
 /** A source's scan or import, in words (`scan:<id>`, `import:<time>`, `import`). @param {{ origin: string }} props */
@@ -59,7 +62,7 @@ export function FindingSources({ f }) {
       <thead><tr><th scope="col">Tool / rule</th><th scope="col">Scan or import</th><th scope="col">First seen</th><th scope="col">Last seen</th><th scope="col">Joined on</th></tr></thead>
       <tbody>${f.sources.map((s, i) => html`
         <tr key=${i}>
-          <td>${s.tool || 'rampart'} <code>${s.rule_id}</code>${s.location ? html`<br /><small>${s.location}</small>` : null}</td>
+          <td>${s.tool || 'rampart'} <code>${s.rule_id}</code>${s.location ? html`<br /><small>${readable(s.location)}</small>` : null}</td>
           <td><${Origin} origin=${s.first_origin} />${s.last_origin !== s.first_origin ? html`<br /><small>last: <${Origin} origin=${s.last_origin} /></small>` : null}</td>
           <td><${Time} value=${s.first_seen} /></td>
           <td><${Time} value=${s.last_seen} /></td>

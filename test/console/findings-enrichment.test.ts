@@ -56,7 +56,7 @@ run('the finding page shows its sources, why they are one, and KEV and EPSS', as
   await page.getByRole('heading', { name: 'kev-one console', level: 1 }).waitFor();
   t.is(await page.getByTestId('kev').innerText(), 'KEV: CVE-2026-35273, due 2026-06-15, used in ransomware');
   t.regex(await page.getByTestId('epss').innerText(), /^EPSS 4\.4% \(CVE-1999-0003, percentile 92%\)$/);
-  t.regex(await page.locator('.facts').first().innerText(), /Oracle PeopleSoft Enterprise PeopleTools/);
+  t.regex(await page.locator('.facts').first().innerText(), /CVE-2026-35273: Oracle PeopleSoft Enterprise PeopleTools, added 2026-06-12, due 2026-06-15; known to be used in ransomware campaigns/);
   const sources = page.getByTestId('sources').locator('tbody tr');
   t.is(await sources.count(), 2);
   t.regex(await sources.nth(0).innerText(), /nuclei:kev-one|kev-one/);
