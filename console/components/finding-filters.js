@@ -8,7 +8,7 @@ import { FINDING_STATUSES } from '../lib/triage.js';
 import { SEVERITIES } from '../lib/vocabulary.js';
 
 /** The query keys of the findings list, all kept in the URL. */
-export const FINDING_FILTER_KEYS = ['severity', 'status', 'cvss_min', 'cvss_max', 'asset_id', 'scan_id', 'search'];
+export const FINDING_FILTER_KEYS = ['severity', 'status', 'cvss_min', 'cvss_max', 'asset_id', 'scan_id', 'search', 'kev', 'epss_min'];
 
 /**
  * Every filter and sort of `GET /api/findings`. Each change rewrites the URL (and goes
@@ -58,6 +58,18 @@ export function FindingFilters({ query }) {
         <input id="f-cvss-max" type="number" min="0" max="10" step="0.1" inputmode="decimal" class="narrow" key=${query.cvss_max ?? ''} defaultValue=${query.cvss_max ?? ''} onChange=${text('cvss_max')} />
       </div>
       <div>
+        <label for="f-kev">KEV</label>
+        <select id="f-kev" value=${query.kev ?? ''} onChange=${text('kev')}>
+          <option value="">KEV or not</option>
+          <option value="true">In the KEV catalog</option>
+          <option value="false">Not in KEV</option>
+        </select>
+      </div>
+      <div>
+        <label for="f-epss-min">EPSS from (%)</label>
+        <input id="f-epss-min" type="number" min="0" max="100" step="1" inputmode="decimal" class="narrow" key=${query.epss_min ?? ''} defaultValue=${query.epss_min ? String(Math.round(Number(query.epss_min) * 1000) / 10) : ''} onChange=${(/** @type {any} */ e) => { const v = e.currentTarget.value.trim(); set({ epss_min: v === '' ? null : String(Number(v) / 100) }); }} />
+      </div>
+      <div>
         <label for="f-asset">Asset</label>
         ${can('assets:read')
           ? html`<select id="f-asset" value=${query.asset_id ?? ''} onChange=${text('asset_id')}>
@@ -85,6 +97,8 @@ export function FindingFilters({ query }) {
           <option value="severity:asc">Severity, lowest first</option>
           <option value="cvss:desc">CVSS, highest first</option>
           <option value="cvss:asc">CVSS, lowest first</option>
+          <option value="epss:desc">EPSS, highest first</option>
+          <option value="epss:asc">EPSS, lowest first</option>
           <option value="title:asc">Title, A to Z</option>
           <option value="title:desc">Title, Z to A</option>
         </select>

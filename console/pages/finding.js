@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { useEvents } from '../app/live.js';
 import { ErrorBox } from '../components/error-box.js';
+import { EnrichmentFacts, EpssFact, FindingSources, KevBadge } from '../components/finding-enrichment.js';
 import { Loading, NeedsScope, SeverityBadge, StatusBadge, Time } from '../components/ui.js';
 import { api } from '../lib/api.js';
 import { explainCvss } from '../lib/cvss.js';
@@ -71,7 +72,7 @@ function TriageForm({ finding, notice, onChanged }) {
   `;
 }
 
-/** One finding: evidence, references, the CVSS vector in words, triage, history and notes. */
+/** One finding: KEV and EPSS, its sources and why they are one, evidence, references, the CVSS vector in words, triage, history and notes. */
 export default function Finding({ params }) {
   const finding = useApi((signal) => api.get(`/api/findings/${encodeURIComponent(params.id)}`, {}, signal).then((r) => r.data), [params.id]);
   const [notice, setNotice] = useState(/** @type {string | null} */ (null));
@@ -85,7 +86,7 @@ export default function Finding({ params }) {
   return html`
     <p><a href=${href('/findings')}>← All findings</a></p>
     <h1 tabindex="-1">${f.title}</h1>
-    <p class="toolbar"><${SeverityBadge} severity=${f.severity} /> CVSS ${f.cvss.toFixed(1)} · <${StatusBadge} status=${f.status} /></p>
+    <p class="toolbar"><${SeverityBadge} severity=${f.severity} /> CVSS ${f.cvss.toFixed(1)} · <${StatusBadge} status=${f.status} /> · <${KevBadge} kev=${f.kev} /> · <${EpssFact} epss=${f.epss} /></p>
     <section class="panel" aria-labelledby="triage-h"><h2 id="triage-h">Triage</h2><${TriageForm} key=${f.updated_at} finding=${f} notice=${notice} onChanged=${(/** @type {string | null} */ done) => { setNotice(done); if (done) finding.reload({ quiet: true }); }} /></section>
     <section class="panel" aria-labelledby="facts-h">
       <h2 id="facts-h">Details</h2>
@@ -94,12 +95,14 @@ export default function Finding({ params }) {
         <dt>Found by</dt><dd>${f.scan_id ? (can('scan:read') ? html`<a href=${href(`/scans/${f.scan_id}`)}>scan ${f.scan_id}</a>` : f.scan_id) : 'imported, not from a scan'}</dd>
         <dt>Discovered</dt><dd><${Time} value=${f.discovered_at} /></dd>
         <dt>Last changed</dt><dd><${Time} value=${f.updated_at} /></dd>
+        <${EnrichmentFacts} f=${f} />
         <dt>Tags</dt><dd>${f.tags.length ? f.tags.join(', ') : 'none'}</dd>
         <dt>Id</dt><dd><code>${f.id}</code></dd>
       </dl>
       ${f.description && html`<h3>Description</h3><p class="prose">${f.description}</p>`}
       ${f.remediation && html`<h3>Remediation</h3><p class="prose">${f.remediation}</p>`}
     </section>
+    <section class="panel" aria-labelledby="sources-h"><h2 id="sources-h">Sources</h2><${FindingSources} f=${f} /></section>
     <section class="panel" aria-labelledby="evidence-h">
       <h2 id="evidence-h">Evidence</h2>
       ${evidence.length ? html`<dl class="facts">${evidence.map(([k, label]) => html`<dt>${label}</dt><dd><code class="prose">${f.evidence[k]}</code></dd>`)}</dl>` : html`<p>No evidence recorded.</p>`}

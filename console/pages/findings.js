@@ -4,6 +4,7 @@ import { useEvents } from '../app/live.js';
 import { BulkTriage } from '../components/bulk-triage.js';
 import { ErrorBox } from '../components/error-box.js';
 import { ExportPanel } from '../components/export-panel.js';
+import { KevBadge, percent } from '../components/finding-enrichment.js';
 import { FINDING_FILTER_KEYS, FindingFilters } from '../components/finding-filters.js';
 import { TriageDialog } from '../components/triage-dialog.js';
 import { Loading, NeedsScope, Pager, SeverityBadge, StatusBadge, Time } from '../components/ui.js';
@@ -116,7 +117,7 @@ export default function Findings({ query }) {
   };
 
   const allOnPage = rows.length > 0 && rows.every((r) => selected.has(r.id));
-  const exportFilters = Object.fromEntries(Object.entries(listQuery).filter(([k]) => k !== 'page' && k !== 'per_page').map(([k, v]) => [k, k.startsWith('cvss') ? Number(v) : v]));
+  const exportFilters = Object.fromEntries(Object.entries(listQuery).filter(([k]) => k !== 'page' && k !== 'per_page').map(([k, v]) => [k, k.startsWith('cvss') || k === 'epss_min' ? Number(v) : k === 'kev' ? v === 'true' : v]));
   const pageFilters = { ...exportFilters, page: Number(query.page ?? 1), per_page: Number(query.per_page ?? 20) };
 
   return html`
@@ -140,7 +141,7 @@ export default function Findings({ query }) {
           <caption class="visually-hidden">Findings, ${list.data.meta.total} matching</caption>
           <thead><tr>
             ${writable && html`<th scope="col"><input type="checkbox" aria-label="Select every finding on this page" checked=${allOnPage} onChange=${(/** @type {any} */ e) => setSelected(e.currentTarget.checked ? new Set(rows.map((r) => r.id)) : new Set())} /></th>`}
-            <th scope="col">Severity</th><th scope="col">CVSS</th><th scope="col">Title</th><th scope="col" class="hide-narrow">Asset</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Discovered</th>
+            <th scope="col">Severity</th><th scope="col">CVSS</th><th scope="col">Title</th><th scope="col">EPSS</th><th scope="col" class="hide-narrow">Asset</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Discovered</th>
           </tr></thead>
           <tbody>
             ${rows.map((f, i) => {
@@ -151,7 +152,8 @@ export default function Findings({ query }) {
                   ${writable && html`<td><input type="checkbox" aria-label=${`Select ${f.title}`} checked=${selected.has(f.id)} onChange=${() => toggle(f.id)} /></td>`}
                   <td><${SeverityBadge} severity=${f.severity} /></td>
                   <td>${f.cvss.toFixed(1)}</td>
-                  <td><a href=${href(`/findings/${f.id}`)} onFocus=${() => setCursor(i)}>${f.title}</a></td>
+                  <td><a href=${href(`/findings/${f.id}`)} onFocus=${() => setCursor(i)}>${f.title}</a>${f.kev ? html` <${KevBadge} kev=${f.kev} short />` : null}</td>
+                  <td data-epss>${f.epss ? percent(f.epss.score) : '—'}</td>
                   <td class="hide-narrow">${f.asset.name}</td>
                   <td><${StatusBadge} status=${status} />${changed[f.id] && changed[f.id] !== f.status ? html` <small>(was ${f.status.replace(/_/g, ' ')})</small>` : null}</td>
                   <td class="hide-narrow"><${Time} value=${f.discovered_at} /></td>
