@@ -96,29 +96,15 @@ export class OutboundHttpClient {
   /** Sends one request. Resolves with any HTTP status; rejects with OutboundError when there is no answer. */
   async request(req: OutboundRequest): Promise<OutboundResponse> {
     const started = performance.now();
-    const url = parseDestination(req.url, this.#o);
-    const literal = ipLiteral(url.hostname);
-    const refused = literal ? this.policy.refusal(literal) : null;
-    if (literal && refused) throw new DestinationRefusedError(url.hostname, literal, refused);
-    const timeoutMs = req.timeoutMs ?? this.#o.defaultTimeoutMs;
-    // One controller and one cleared timer per request: AbortSignal.timeout() would leave a
-    // timer behind every request that fires (and allocates an error) long after it ended.
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onAbort = () => controller.abort();
-    if (req.signal?.aborted) controller.abort();
-    else req.signal?.addEventListener('abort', onAbort, { once: true });
+    const x = this.#begin(req.url, req.timeoutMs, req.signal);
+    const { url, timeoutMs } = x;
     const limit = req.maxResponseBytes ?? this.#o.maxResponseBytes;
     try {
       const res = await request(url, {
         method: req.method ?? 'POST',
         headers: { 'user-agent': this.#o.userAgent, ...req.headers },
         body: req.body,
-        signal: controller.signal,
+        signal: x.signal,
         dispatcher: this.#agent,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
@@ -142,11 +128,9 @@ export class OutboundHttpClient {
         durationMs: Math.round(performance.now() - started),
       };
     } catch (err) {
-      const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-      throw classifyOutboundError(err, timedOut, { host: url.hostname, port, timeoutMs, connectTimeoutMs: this.#o.connectTimeoutMs });
+      throw x.failure(err);
     } finally {
-      clearTimeout(timer);
-      req.signal?.removeEventListener('abort', onAbort);
+      x.end();
     }
   }
 
@@ -157,11 +141,37 @@ export class OutboundHttpClient {
    * whole exchange, `consume` included.
    */
   async download<T>(req: { url: string; headers?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal }, consume: (res: { statusCode: number; headers: IncomingHttpHeaders; body: AsyncIterable<Buffer> }) => Promise<T>): Promise<T> {
-    const url = parseDestination(req.url, this.#o);
+    const x = this.#begin(req.url, req.timeoutMs, req.signal);
+    const { url, timeoutMs } = x;
+    let res: Awaited<ReturnType<typeof request>> | undefined;
+    try {
+      res = await request(url, { method: 'GET', headers: { 'user-agent': this.#o.userAgent, ...req.headers }, signal: x.signal, dispatcher: this.#agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    } catch (err) {
+      x.end();
+      throw x.failure(err);
+    }
+    try {
+      return await consume({ statusCode: res.statusCode, headers: res.headers, body: res.body as AsyncIterable<Buffer> });
+    } finally {
+      x.end();
+      // An unread rest (a redirect's body, a refused feed) is dropped; undici reports that as an abort nobody needs.
+      res.body.on('error', () => {});
+      res.body.destroy();
+    }
+  }
+
+  /**
+   * The start every exchange shares: the destination checked (an address literal against
+   * the policy; names are checked at connect time), and one controller with one cleared
+   * timer per request: AbortSignal.timeout() would leave a timer behind every request that
+   * fires (and allocates an error) long after it ended. `end` must be called once.
+   */
+  #begin(raw: string, timeout: number | undefined, outer: AbortSignal | undefined) {
+    const url = parseDestination(raw, this.#o);
     const literal = ipLiteral(url.hostname);
     const refused = literal ? this.policy.refusal(literal) : null;
     if (literal && refused) throw new DestinationRefusedError(url.hostname, literal, refused);
-    const timeoutMs = req.timeoutMs ?? this.#o.defaultTimeoutMs;
+    const timeoutMs = timeout ?? this.#o.defaultTimeoutMs;
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -169,26 +179,21 @@ export class OutboundHttpClient {
       controller.abort();
     }, timeoutMs);
     const onAbort = () => controller.abort();
-    if (req.signal?.aborted) controller.abort();
-    else req.signal?.addEventListener('abort', onAbort, { once: true });
-    let res: Awaited<ReturnType<typeof request>> | undefined;
-    try {
-      res = await request(url, { method: 'GET', headers: { 'user-agent': this.#o.userAgent, ...req.headers }, signal: controller.signal, dispatcher: this.#agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    } catch (err) {
-      clearTimeout(timer);
-      req.signal?.removeEventListener('abort', onAbort);
-      const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-      throw classifyOutboundError(err, timedOut, { host: url.hostname, port, timeoutMs, connectTimeoutMs: this.#o.connectTimeoutMs });
-    }
-    try {
-      return await consume({ statusCode: res.statusCode, headers: res.headers, body: res.body as AsyncIterable<Buffer> });
-    } finally {
-      clearTimeout(timer);
-      req.signal?.removeEventListener('abort', onAbort);
-      // An unread rest (a redirect's body, a refused feed) is dropped; undici reports that as an abort nobody needs.
-      res.body.on('error', () => {});
-      res.body.destroy();
-    }
+    if (outer?.aborted) controller.abort();
+    else outer?.addEventListener('abort', onAbort, { once: true });
+    return {
+      url,
+      timeoutMs,
+      signal: controller.signal,
+      end: () => {
+        clearTimeout(timer);
+        outer?.removeEventListener('abort', onAbort);
+      },
+      failure: (err: unknown) => {
+        const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+        return classifyOutboundError(err, timedOut, { host: url.hostname, port, timeoutMs, connectTimeoutMs: this.#o.connectTimeoutMs });
+      },
+    };
   }
 
   async close(): Promise<void> {
