@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { freshBenchDatabase } from './_lib/bench-database.ts';
 import { writeReportSection } from './_lib/report.ts';
 import { seedFindings } from './_lib/seed-findings.ts';
-import { bareInsert, kevCatalog, plainScan, sampled, seedKeys, triageSarif, upload, writeParts } from './_lib/triage-steps.ts';
+import { profileTables } from './_lib/cpu-profile.ts';
+import { bareInsert, kevCatalog, plainScan, profiled, sampled, seedKeys, triageSarif, upload, writeParts } from './_lib/triage-steps.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { createApp } from '../core/app.ts';
 import { routePlugins } from '../plugins/index.ts';
@@ -28,7 +29,7 @@ import { FeedStore } from '../core/feeds/feed-store.ts';
  *   npm run bench -- triage                       SQLite, N = 1,000,000
  *   npm run bench -- triage --findings=100000     smaller run
  *   DATABASE_URL=mysql://... npm run bench -- triage   MariaDB (database rampart_bench_triage)
- *   --results=N --kev=N --batch=N --engine=sqlite|mysql --no-report
+ *   --results=N --kev=N --batch=N --engine=sqlite|mysql --no-report --no-profile
  */
 const arg = (name: string): string | undefined => process.argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`))?.split('=').slice(1).join('=');
 const num = (name: string, env: string, fallback: number) => (arg(name) ? Number(arg(name)) : process.env[env] ? Number(process.env[env]) : fallback);
@@ -80,6 +81,8 @@ async function runEngine(engine: 'sqlite' | 'mysql', files: { sarif: string; pri
     const again = await sampled(() => upload(app.server.info.uri, token, query, files.sarif));
     log(`[${engine}] re-import: ${again.seconds.toFixed(1)} s (${JSON.stringify(again.value)})`);
     if (again.value.created !== 0) throw new Error(`re-import created ${again.value.created}`);
+    // A third import of the same file, under the CPU profiler: where a re-import's time goes.
+    const profile = process.argv.includes('--no-profile') ? null : await profiled(() => upload(app.server.info.uri, token, query, files.sarif));
 
     const total = Number((await db('findings').where({ tenant_id: tenant.id }).count({ c: '*' }).first())!.c);
     const scan = await sampled(() => plainScan(db, tenant.id, BATCH));
@@ -109,6 +112,7 @@ async function runEngine(engine: 'sqlite' | 'mysql', files: { sarif: string; pri
       '',
       'KEV/EPSS enrichment is read-time (the feed facts are looked up by CVE when a finding is read: core/feeds/feed-lookup.ts `kevFor`/`epssFor`; nothing about the feeds is stored on the findings), so a load recomputes nothing: its time is the staging and the swap of the catalog alone, whatever N is. The bulk-seeded findings carry a check id, a dedup key, their source and rule key (as migration 030 left the findings made before the fingerprint tables), and the critical ones (5 %) name a CVE in their tags (CVE-2025-4848…9090, half of them in the KEV catalog): the re-dedup derives and adds those CVE keys; the seeded findings are all of one tool, so only findings of different tools sharing a key on one asset can merge.',
     ];
+    if (profile) lines.push('', `Where a re-import's time goes (a third import of the same file, under the V8 CPU profiler; self time of the busy samples; database time spent in SQLite's native code shows under the caller or \`(program)\`):`, '', ...profileTables(profile));
     if (!process.argv.includes('--no-report')) writeReportSection('triage', `${engine}, N = ${n(FINDINGS)}`, lines);
     else log(lines.join('\n'));
   } finally {
