@@ -88,9 +88,13 @@ async function runEngine(engine: 'sqlite' | 'mysql', files: { sarif: string; pri
     const scan = await sampled(() => plainScan(db, tenant.id, BATCH));
     log(`[${engine}] plain scan of ${n(total)} findings in batches of ${BATCH}: ${scan.seconds.toFixed(1)} s`);
     const tenths: number[] = [];
+    let batchPeak = 0;
     const rededup = await sampled(() => rededupFindings(db, { tenantId: tenant.id, batchSize: BATCH, restart: true, onBatch: (p) => {
+      // SQLite's client is synchronous: the 20 ms sampler seldom runs during a batch, so every batch samples too.
+      batchPeak = Math.max(batchPeak, process.memoryUsage().rss);
       while (tenths.length < 10 && p.findings >= ((tenths.length + 1) * total) / 10) tenths.push(process.memoryUsage().rss);
     } }));
+    rededup.rssPeak = Math.max(rededup.rssPeak, batchPeak);
     log(`[${engine}] rededup: ${rededup.seconds.toFixed(1)} s, ${rededup.value.findings} findings, ${rededup.value.keysAdded} keys added, ${rededup.value.merged} merged, peak RSS ${mb(rededup.rssPeak)}`);
 
     const cves = Number((await db('finding_cves').where({ tenant_id: tenant.id }).countDistinct({ c: 'cve' }).first())!.c);
