@@ -13,6 +13,8 @@ export interface IngestHit {
   updated_at: number;
   last_seen: number | null;
   severity_rank: number;
+  /** As stored (JSON text): a report whose evidence is the same needs no rewrite of it. */
+  evidence: string;
 }
 
 /** A finding's key found on an asset: which finding holds it, and of which kind. */
@@ -64,7 +66,7 @@ export const findingIngestRepository = {
   async findings(db: Queryable, ids: string[]): Promise<Map<string, IngestHit>> {
     const out = new Map<string, IngestHit>();
     for (let i = 0; i < ids.length; i += CHUNK) {
-      const rows = (await db('findings').whereIn('id', ids.slice(i, i + CHUNK)).select('id', 'asset_id', 'dedup_key', 'status', 'updated_at', 'last_seen', 'severity_rank')) as IngestHit[];
+      const rows = (await db('findings').whereIn('id', ids.slice(i, i + CHUNK)).select('id', 'asset_id', 'dedup_key', 'status', 'updated_at', 'last_seen', 'severity_rank', 'evidence')) as IngestHit[];
       for (const r of rows) out.set(r.id, r);
     }
     return out;
@@ -96,8 +98,21 @@ export const findingIngestRepository = {
     })));
   },
 
-  async touchSource(db: Queryable, findingId: string, ruleKey: string, origin: string, now: number): Promise<void> {
-    await db('finding_sources').where({ finding_id: findingId, rule_key: ruleKey }).update({ last_seen: now, last_origin: origin.slice(0, 80) });
+  /** Moves last_seen of findings seen again with nothing else to change: one statement per 500. */
+  async markSeen(db: Queryable, ids: readonly string[], now: number): Promise<void> {
+    for (let i = 0; i < ids.length; i += CHUNK) await db('findings').whereIn('id', ids.slice(i, i + CHUNK)).update({ last_seen: now });
+  },
+
+  /** Moves the sources (finding, rule key) a report came from again: one statement per 100 pairs (row-value IN is not portable). */
+  async touchSources(db: Queryable, pairs: ReadonlyArray<{ findingId: string; ruleKey: string }>, origin: string, now: number): Promise<void> {
+    for (let i = 0; i < pairs.length; i += 100) {
+      const part = pairs.slice(i, i + 100);
+      await db('finding_sources')
+        .where((q) => {
+          for (const p of part) q.orWhere((one) => one.where({ finding_id: p.findingId, rule_key: p.ruleKey }));
+        })
+        .update({ last_seen: now, last_origin: origin.slice(0, 80) });
+    }
   },
 
   /** Adds keys (and the CVE ids among them) to findings; keys a finding already holds are left as they are. */

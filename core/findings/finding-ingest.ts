@@ -86,18 +86,25 @@ export async function ingestReports(uow: UnitOfWork<EventPayloads>, findings: Fi
   const moves: StatusMove[] = [];
   const reopenedAssets = new Set<string>();
   const touched = new Set<string>();
+  const seenOnly: string[] = [];
+  const sourcesSeen = new Map<string, { findingId: string; ruleKey: string }>();
   for (const p of placed) {
     if (p.kind === 'duplicate') outcome.duplicates += 1;
     if (p.kind === 'joined' || p.kind === 'seen') outcome.seenAgain += 1;
     if (p.kind === 'duplicate' || p.kind === 'new') continue;
-    if (p.kind === 'seen') await findingIngestRepository.touchSource(uow.trx, p.findingId, p.keys[0]!.hash, source.origin, now);
+    if (p.kind === 'seen') sourcesSeen.set(`${p.findingId} ${p.keys[0]!.hash}`, { findingId: p.findingId, ruleKey: p.keys[0]!.hash });
     const hit = p.hit;
     if (!hit || touched.has(hit.id)) continue;
     touched.add(hit.id);
     const reopen = hit.status === 'resolved' && (p.report.observedAt ?? now) > Number(hit.updated_at);
     // Evidence is the creating rule's: another tool's report adds a source, not its own evidence.
-    const own = hit.dedup_key === p.keys[0]!.hash;
-    await findingIngestRepository.seenAgain(uow.trx, hit.id, { evidence: own ? toJson(p.report.evidence) : null, now, reopen });
+    const evidence = hit.dedup_key === p.keys[0]!.hash ? toJson(p.report.evidence) : null;
+    // The common case of a re-import, nothing but last_seen to move, is written in batches after the loop.
+    if (!reopen && (evidence === null || evidence === hit.evidence)) {
+      seenOnly.push(hit.id);
+      continue;
+    }
+    await findingIngestRepository.seenAgain(uow.trx, hit.id, { evidence, now, reopen });
     if (!reopen) continue;
     outcome.reopened += 1;
     reopenedAssets.add(hit.asset_id);
@@ -110,6 +117,8 @@ export async function ingestReports(uow: UnitOfWork<EventPayloads>, findings: Fi
       data: { finding_id: hit.id, old_status: 'resolved', new_status: 'open', asset_id: hit.asset_id, updated_by: source.changedBy, ...(source.scanId ? { scan_id: source.scanId } : {}), reason: source.reason },
     });
   }
+  await findingIngestRepository.markSeen(uow.trx, seenOnly, now);
+  await findingIngestRepository.touchSources(uow.trx, [...sourcesSeen.values()], source.origin, now);
   await writeFingerprints(uow, source, placed);
   if (reopenedAssets.size) {
     await refreshAssetRisk(uow.trx, reopenedAssets, now);
