@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/create-db.ts';
-import { epssFor, kevFor, type KevFacts } from '../feeds/feed-lookup.ts';
+import { epssFor, kevFor, type EpssFacts, type KevFacts } from '../feeds/feed-lookup.ts';
 import { findingCveRepository } from './finding-cve-repository.ts';
 
 /** The KEV catalog's word on a finding: the entry of its CVE with the earliest due date. */
@@ -40,19 +40,20 @@ export async function withEnrichment<T extends { id: string }>(db: Queryable, te
   const cvesOf = findings.length ? await findingCveRepository.cvesOf(db, tenantId, findings.map((f) => f.id)) : new Map<string, string[]>();
   const all = [...new Set([...cvesOf.values()].flat())];
   const [kev, epss] = all.length ? await Promise.all([kevFor(db, all), epssFor(db, all)]) : [new Map(), new Map()];
-  return findings.map((f) => {
-    const cves = cvesOf.get(f.id) ?? [];
-    const inKev = cves.map((c) => kev.get(c)).filter((k): k is KevFacts => k !== undefined);
-    const top = inKev.length ? inKev.reduce(earliestDue) : null;
-    let best: FindingEpss | null = null;
-    for (const c of cves) {
-      const e = epss.get(c);
-      if (e && (!best || e.score > best.score)) best = { cve: c, score: e.score, percentile: e.percentile, feed_date: e.feedDate };
-    }
-    return {
-      ...f,
-      kev: top && { cve: top.cve, in_catalog: true as const, date_added: top.dateAdded, due_date: top.dueDate, known_ransomware: top.knownRansomware, vendor_project: top.vendorProject.trim(), product: top.product.trim() },
-      epss: best,
-    };
-  });
+  return findings.map((f) => ({ ...f, ...enrichmentOf(cvesOf.get(f.id) ?? [], kev, epss) }));
+}
+
+/** What the feeds say of one finding's CVEs: the KEV entry due first, the highest EPSS score. */
+export function enrichmentOf(cves: readonly string[], kev: ReadonlyMap<string, KevFacts>, epss: ReadonlyMap<string, EpssFacts>): FindingEnrichment {
+  const inKev = cves.map((c) => kev.get(c)).filter((k): k is KevFacts => k !== undefined);
+  const top = inKev.length ? inKev.reduce(earliestDue) : null;
+  let best: FindingEpss | null = null;
+  for (const c of cves) {
+    const e = epss.get(c);
+    if (e && (!best || e.score > best.score)) best = { cve: c, score: e.score, percentile: e.percentile, feed_date: e.feedDate };
+  }
+  return {
+    kev: top && { cve: top.cve, in_catalog: true as const, date_added: top.dateAdded, due_date: top.dueDate, known_ransomware: top.knownRansomware, vendor_project: top.vendorProject.trim(), product: top.product.trim() },
+    epss: best,
+  };
 }

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/create-db.ts';
 import { fromJson } from '../db/json.ts';
 import { epssFor, feedsInForce, kevFor } from '../feeds/feed-lookup.ts';
+import { enrichmentOf } from '../findings/finding-enrichment.ts';
 import { toIsoRequired } from '../time.ts';
 import { inventoryRepository } from './inventory-repository.ts';
 import { tryParsePurl } from './purl.ts';
@@ -103,9 +104,9 @@ async function enrich(db: Queryable, linked: Map<string, LinkedFinding[]>): Prom
   if (cves.length === 0) return linked;
   const [loaded, kev, epss] = await Promise.all([feedsInForce(db), kevFor(db, cves), epssFor(db, cves)]);
   for (const f of all) {
-    f.kev = loaded.has('kev') ? f.cve_ids.some((c) => kev.has(c)) : null;
-    const scores = f.cve_ids.map((c) => epss.get(c)?.score).filter((s): s is number => s !== undefined);
-    f.epss = scores.length ? Math.max(...scores) : null;
+    const facts = enrichmentOf(f.cve_ids, kev, epss);
+    f.kev = loaded.has('kev') ? facts.kev !== null : null;
+    f.epss = facts.epss?.score ?? null;
   }
   return linked;
 }
